@@ -1,1 +1,46 @@
-"""Pod Lifecycle Playground: a web playground that shows a Kubernetes Pod's lifecycle."""
+"""Pod Lifecycle Playground: watch a Kubernetes Pod live and die, in a browser.
+
+`create_app()` builds the Flask app and its Socket.IO server; `pod-playground` serves it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from flask_socketio import SocketIO
+
+from . import realtime, routes, security
+from .config import load_config
+from .paths import resource_dir
+
+__all__ = ["create_app", "socketio_of"]
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the playground app. `config` overrides the defaults in `webapp.config`."""
+    app = Flask(
+        __name__,
+        static_folder=str(resource_dir("static")),
+        template_folder=str(resource_dir("templates")),
+        instance_relative_config=True,
+    )
+    app.config.from_mapping(load_config(config))
+    # Created here, never at module level: several apps in one test process must not
+    # share a server (TECH-NOTES §2a).
+    socketio = SocketIO(
+        app,
+        async_mode=app.config["SOCKETIO_ASYNC_MODE"],
+        max_http_buffer_size=app.config["SOCKETIO_MAX_MESSAGE_BYTES"],
+        cors_allowed_origins=None,  # same origin only
+    )
+    security.init_app(app)
+    routes.init_app(app)
+    realtime.init_app(app, socketio)
+    return app
+
+
+def socketio_of(app: Flask) -> SocketIO:
+    """The app's Socket.IO server (Flask-SocketIO registers itself in app.extensions)."""
+    socketio: SocketIO = app.extensions["socketio"]
+    return socketio

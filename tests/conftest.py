@@ -1,0 +1,31 @@
+"""Fixtures shared by every test layer."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from webapp import create_app
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    """A fresh app with its own SQLite file, as in the Flask tutorial."""
+    yield create_app({"TESTING": True, "PLAYGROUND_DB": str(tmp_path / "links.sqlite3")})
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The playground on a free loopback port, served by Werkzeug in a thread."""
+    db = tmp_path_factory.mktemp("db") / "links.sqlite3"
+    app = create_app({"TESTING": True, "PLAYGROUND_DB": str(db)})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()

@@ -1,0 +1,7 @@
+"""`python -m webapp` is `pod-playground`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

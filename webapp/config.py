@@ -1,0 +1,38 @@
+"""Default settings; `create_app(config)` and `PLAYGROUND_*` environment variables override them."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from typing import Any
+
+DEFAULTS: dict[str, Any] = {
+    # Socket.IO
+    "SOCKETIO_ASYNC_MODE": "threading",
+    "SOCKETIO_MAX_MESSAGE_BYTES": 512 * 1024,
+    # Sessions (webapp/sessions)
+    "SESSION_IDLE_SECONDS": 30 * 60,
+    "MAX_SESSIONS": 1000,
+    "ACTIONS_PER_SECOND": 20,
+    "TICK_SECONDS": 0.05,
+    # Share links (webapp/storage)
+    "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
+    "SHARE_MAX_TEXT_BYTES": 64 * 1024,
+    "SHARE_POSTS_PER_MINUTE": 30,
+}
+
+_ENV_INTS = ("SESSION_IDLE_SECONDS", "MAX_SESSIONS", "ACTIONS_PER_SECOND")
+
+
+def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """Defaults, then the environment, then `overrides` (the app factory's argument)."""
+    config = dict(DEFAULTS)
+    config["SECRET_KEY"] = secrets.token_hex(32)
+    if os.environ.get("PLAYGROUND_DB"):
+        config["PLAYGROUND_DB"] = os.environ["PLAYGROUND_DB"]
+    for key in _ENV_INTS:
+        value = os.environ.get(f"PLAYGROUND_{key}")
+        if value:
+            config[key] = int(value)
+    config.update(overrides or {})
+    return config
