@@ -1,0 +1,12 @@
+"""Read and check scenario text: Kubernetes objects plus the playground's Simulation document.
+
+scenario = parse_scenario(text)     # Scenario, or raises ScenarioError
+objects = parse_objects(text)       # for the `apply` action
+localize_errors(err.errors, "zh")   # the same errors with Chinese messages
+"""
+
+from webapp.manifest.errors import ScenarioError
+from webapp.manifest.messages import localize_errors
+from webapp.manifest.scenario import Scenario, parse_objects, parse_scenario
+
+__all__ = ["Scenario", "ScenarioError", "localize_errors", "parse_objects", "parse_scenario"]

@@ -1,0 +1,247 @@
+"""Checks the Kubernetes API server makes that the JSON schema does not.
+
+Each rule is one function named after what it checks; it takes an object's data (already
+known to be a mapping) and yields `Finding`s. Rules skip values of the wrong type: the
+schema reports those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from webapp.manifest.errors import Finding, Path, format_path
+
+Rule = Callable[[dict[str, Any]], Iterator[Finding]]
+
+MAX_CONTAINERS = 20
+POD_RESTART_POLICIES = ("Always", "OnFailure", "Never")
+IMAGE_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+PROBE_TYPES = ("livenessProbe", "readinessProbe", "startupProbe")
+PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+# Minimum values of probe fields (pkg/apis/core/validation ValidateNonnegativeField and
+# the documented "Minimum value is 1").
+PROBE_MINIMUMS = {
+    "initialDelaySeconds": 0,
+    "timeoutSeconds": 0,
+    "periodSeconds": 1,
+    "successThreshold": 0,
+    "failureThreshold": 0,
+    "terminationGracePeriodSeconds": 0,
+}
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def pod_containers(pod: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """(path, container) for every init and app container that is a mapping, in spec order."""
+    spec = _mapping(pod.get("spec"))
+    for field in ("initContainers", "containers"):
+        for i, container in enumerate(_list(spec.get(field))):
+            if isinstance(container, dict):
+                yield ("spec", field, i), container
+
+
+def container_names(pod: dict[str, Any]) -> list[str]:
+    """Names of every init and app container of a Pod, in spec order."""
+    return [c["name"] for _, c in pod_containers(pod) if isinstance(c.get("name"), str)]
+
+
+def check_metadata_name(obj: dict[str, Any]) -> Iterator[Finding]:
+    """Every object needs metadata.name."""
+    metadata = obj.get("metadata")
+    if metadata is None or (isinstance(metadata, dict) and metadata.get("name") in (None, "")):
+        yield Finding(("metadata", "name"), "required", {"field": "metadata.name"})
+
+
+def check_pod_has_containers(pod: dict[str, Any]) -> Iterator[Finding]:
+    """A Pod needs a spec with at least one container."""
+    spec = pod.get("spec")
+    if spec is None:
+        yield Finding(("spec",), "required", {"field": "spec"})
+    elif isinstance(spec, dict) and spec.get("containers") == []:
+        yield Finding(("spec", "containers"), "no_containers", {})
+
+
+def check_container_count(pod: dict[str, Any]) -> Iterator[Finding]:
+    """The playground simulates at most MAX_CONTAINERS containers per Pod."""
+    spec = _mapping(pod.get("spec"))
+    count = sum(len(_list(spec.get(field))) for field in ("initContainers", "containers"))
+    if count > MAX_CONTAINERS:
+        field = "containers" if "containers" in spec else "initContainers"
+        yield Finding(
+            ("spec", field), "too_many_containers", {"count": count, "limit": MAX_CONTAINERS}
+        )
+
+
+def check_unique_container_names(pod: dict[str, Any]) -> Iterator[Finding]:
+    """Container names are unique across init and app containers."""
+    first_seen: dict[str, Path] = {}
+    for path, container in pod_containers(pod):
+        name = container.get("name")
+        if not isinstance(name, str):
+            continue
+        if name in first_seen:
+            yield Finding(
+                (*path, "name"),
+                "duplicate_container",
+                {"name": name, "first": format_path(first_seen[name])},
+            )
+        else:
+            first_seen[name] = path
+
+
+def check_restart_policy(pod: dict[str, Any]) -> Iterator[Finding]:
+    """spec.restartPolicy is Always, OnFailure or Never."""
+    policy = _mapping(pod.get("spec")).get("restartPolicy")
+    if isinstance(policy, str) and policy not in POD_RESTART_POLICIES:
+        yield Finding(
+            ("spec", "restartPolicy"),
+            "enum",
+            {"value": policy, "allowed": list(POD_RESTART_POLICIES)},
+        )
+
+
+def check_init_container_restart_policy(pod: dict[str, Any]) -> Iterator[Finding]:
+    """An init container's restartPolicy may only be Always (which makes it a sidecar)."""
+    spec = _mapping(pod.get("spec"))
+    for i, container in enumerate(_list(spec.get("initContainers"))):
+        policy = _mapping(container).get("restartPolicy")
+        if isinstance(policy, str) and policy != "Always":
+            yield Finding(
+                ("spec", "initContainers", i, "restartPolicy"),
+                "init_restart_policy",
+                {"value": policy},
+            )
+
+
+def check_image_pull_policy(pod: dict[str, Any]) -> Iterator[Finding]:
+    """imagePullPolicy is Always, IfNotPresent or Never."""
+    for path, container in pod_containers(pod):
+        policy = container.get("imagePullPolicy")
+        if isinstance(policy, str) and policy not in IMAGE_PULL_POLICIES:
+            yield Finding(
+                (*path, "imagePullPolicy"),
+                "enum",
+                {"value": policy, "allowed": list(IMAGE_PULL_POLICIES)},
+            )
+
+
+def check_container_image(pod: dict[str, Any]) -> Iterator[Finding]:
+    """Every container names an image (the schema leaves `image` optional)."""
+    for path, container in pod_containers(pod):
+        image = container.get("image")
+        if image is None or (isinstance(image, str) and not image.strip()):
+            name = container.get("name")
+            yield Finding(
+                (*path, "image"),
+                "image_required",
+                {"container": name if isinstance(name, str) else format_path(path)},
+            )
+
+
+def _probes(pod: dict[str, Any]) -> Iterator[tuple[str, Path, dict[str, Any]]]:
+    for path, container in pod_containers(pod):
+        for probe_type in PROBE_TYPES:
+            probe = container.get(probe_type)
+            if isinstance(probe, dict):
+                yield probe_type, (*path, probe_type), probe
+
+
+def check_probe_success_threshold(pod: dict[str, Any]) -> Iterator[Finding]:
+    """Liveness and startup probes need successThreshold 1."""
+    for probe_type, path, probe in _probes(pod):
+        value = probe.get("successThreshold")
+        if probe_type != "readinessProbe" and _is_int(value) and value != 1:
+            yield Finding(
+                (*path, "successThreshold"),
+                "success_threshold",
+                {"probe": probe_type, "value": value},
+            )
+
+
+def check_readiness_probe_grace(pod: dict[str, Any]) -> Iterator[Finding]:
+    """A readiness probe never kills, so it has no terminationGracePeriodSeconds."""
+    for probe_type, path, probe in _probes(pod):
+        if (
+            probe_type == "readinessProbe"
+            and probe.get("terminationGracePeriodSeconds") is not None
+        ):
+            yield Finding(
+                (*path, "terminationGracePeriodSeconds"), "readiness_termination_grace", {}
+            )
+
+
+def check_probe_numbers(pod: dict[str, Any]) -> Iterator[Finding]:
+    """Probe timings are not negative, and periodSeconds is at least 1."""
+    for _, path, probe in _probes(pod):
+        for field, minimum in PROBE_MINIMUMS.items():
+            value = probe.get(field)
+            if _is_int(value) and value < minimum:
+                yield Finding((*path, field), "minimum", {"minimum": minimum, "value": value})
+
+
+def _handler_findings(
+    path: Path, handler: dict[str, Any], handlers: tuple[str, ...], handler_of: str
+) -> Iterator[Finding]:
+    present = [name for name in handlers if handler.get(name) is not None]
+    if not present:
+        yield Finding(
+            path, "handler_missing", {"handler_of": handler_of, "handlers": list(handlers)}
+        )
+    elif len(present) > 1:
+        yield Finding(
+            path, "handler_multiple", {"handler_of": handler_of, "found": present}, point="key"
+        )
+
+
+def check_probe_handler(pod: dict[str, Any]) -> Iterator[Finding]:
+    """A probe has exactly one of exec, httpGet, tcpSocket, grpc."""
+    for _, path, probe in _probes(pod):
+        yield from _handler_findings(path, probe, PROBE_HANDLERS, "probe")
+
+
+def check_lifecycle_handler(pod: dict[str, Any]) -> Iterator[Finding]:
+    """A postStart or preStop hook has exactly one of exec, httpGet, tcpSocket, sleep."""
+    for path, container in pod_containers(pod):
+        lifecycle = _mapping(container.get("lifecycle"))
+        for hook in ("postStart", "preStop"):
+            handler = lifecycle.get(hook)
+            if isinstance(handler, dict):
+                yield from _handler_findings(
+                    (*path, "lifecycle", hook), handler, HOOK_HANDLERS, "hook"
+                )
+
+
+OBJECT_RULES: tuple[Rule, ...] = (check_metadata_name,)
+POD_RULES: tuple[Rule, ...] = (
+    check_pod_has_containers,
+    check_container_count,
+    check_unique_container_names,
+    check_restart_policy,
+    check_init_container_restart_policy,
+    check_image_pull_policy,
+    check_container_image,
+    check_probe_success_threshold,
+    check_readiness_probe_grace,
+    check_probe_numbers,
+    check_probe_handler,
+    check_lifecycle_handler,
+)
+
+
+def rule_findings(kind: str, obj: dict[str, Any]) -> list[Finding]:
+    """Every rule finding for one Kubernetes object."""
+    rules = OBJECT_RULES + (POD_RULES if kind == "Pod" else ())
+    return [finding for rule in rules for finding in rule(obj)]

@@ -1,0 +1,203 @@
+"""A scenario text in, a `Scenario` (or every located error) out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from webapp.manifest.errors import Finding, ScenarioError, located_error
+from webapp.manifest.rules import container_names, rule_findings
+from webapp.manifest.schema import json_type, schema_findings
+from webapp.manifest.simulation_doc import normalise_simulation, simulation_findings
+from webapp.manifest.yaml_reader import Document, read_documents
+
+SIMULATION = "Simulation"
+# kind -> the apiVersion it is written with.
+API_VERSIONS = {
+    "Pod": "v1",
+    "Node": "v1",
+    "Service": "v1",
+    "ConfigMap": "v1",
+    "Secret": "v1",
+    SIMULATION: "playground/v1",
+}
+OBJECT_KINDS = ("Pod", "Node", "Service", "ConfigMap", "Secret")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A checked scenario: its Kubernetes objects as written and the normalised Simulation."""
+
+    text: str
+    pod: dict[str, Any]
+    nodes: tuple[dict[str, Any], ...]
+    services: tuple[dict[str, Any], ...]
+    config_maps: tuple[dict[str, Any], ...]
+    secrets: tuple[dict[str, Any], ...]
+    simulation: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """A document that is a mapping with a known kind."""
+
+    document: Document
+    kind: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.document.data  # type: ignore[no-any-return]
+
+
+def _kind_of(document: Document, kinds: Iterable[str]) -> tuple[str | None, list[Finding]]:
+    """The document's kind, or None with findings when it has no usable kind."""
+    data = document.data
+    if data is None:
+        return None, [Finding((), "empty_document")]
+    if not isinstance(data, dict):
+        return None, [Finding((), "not_a_mapping", {"value_type": json_type(data)})]
+    kind, api_version = data.get("kind"), data.get("apiVersion")
+    findings: list[Finding] = []
+    if kind is None:
+        findings.append(Finding(("kind",), "required", {"field": "kind"}))
+    elif not isinstance(kind, str):
+        findings.append(
+            Finding(("kind",), "wrong_type", {"expected": "string", "found": json_type(kind)})
+        )
+    elif kind not in kinds:
+        findings.append(
+            Finding(
+                ("kind",),
+                "unknown_kind",
+                {"kind": kind, "apiVersion": str(api_version), "allowed": list(kinds)},
+            )
+        )
+    if api_version is None:
+        findings.append(Finding(("apiVersion",), "required", {"field": "apiVersion"}))
+    elif isinstance(kind, str) and kind in kinds and api_version != API_VERSIONS[kind]:
+        findings.append(
+            Finding(
+                ("apiVersion",),
+                "wrong_api_version",
+                {"kind": kind, "apiVersion": str(api_version), "expected": API_VERSIONS[kind]},
+            )
+        )
+    known = isinstance(kind, str) and kind in kinds
+    return (kind if known else None), findings
+
+
+def _object_findings(typed: _Typed) -> list[Finding]:
+    """Schema and rule findings of one Kubernetes object (apiVersion/kind already checked)."""
+    schema = [
+        f
+        for f in schema_findings(typed.kind, typed.data)
+        if f.path[:1] not in (("apiVersion",), ("kind",))
+    ]
+    return schema + rule_findings(typed.kind, typed.data)
+
+
+def _duplicate_objects(objects: list[_Typed]) -> list[dict[str, Any]]:
+    """The same kind and name twice."""
+    first_doc: dict[tuple[str, str], int] = {}
+    errors = []
+    for typed in objects:
+        name = (
+            (typed.data.get("metadata") or {}).get("name")
+            if isinstance(typed.data.get("metadata"), dict)
+            else None
+        )
+        if not isinstance(name, str):
+            continue
+        key = (typed.kind, name)
+        if key in first_doc:
+            errors.append(
+                typed.document.locate(
+                    Finding(
+                        ("metadata", "name"),
+                        "duplicate_object",
+                        {"kind": typed.kind, "name": name, "first_doc": first_doc[key]},
+                    )
+                )
+            )
+        else:
+            first_doc[key] = typed.document.index
+    return errors
+
+
+def _read(text: str, kinds: tuple[str, ...]) -> tuple[list[_Typed], list[dict[str, Any]], int]:
+    """Documents with a known kind among `kinds`, checked; every error so far; and how many
+    documents had no usable kind."""
+    documents, errors = read_documents(text)
+    typed: list[_Typed] = []
+    for document in documents:
+        kind, findings = _kind_of(document, kinds)
+        errors.extend(document.locate(finding) for finding in findings)
+        if kind is not None:
+            typed.append(_Typed(document, kind))
+    for item in typed:
+        if item.kind != SIMULATION:
+            errors.extend(item.document.locate(f) for f in _object_findings(item))
+    errors.extend(_duplicate_objects([t for t in typed if t.kind != SIMULATION]))
+    return typed, errors, len(documents) - len(typed)
+
+
+def _extra(items: list[_Typed], code: str) -> list[dict[str, Any]]:
+    """Errors for every item after the first of a kind allowed once."""
+    return [
+        item.document.locate(Finding(("kind",), code, {"first_doc": items[0].document.index}))
+        for item in items[1:]
+    ]
+
+
+def _apply_errors(text: str) -> list[dict[str, Any]]:
+    try:
+        parse_objects(text)
+    except ScenarioError as error:
+        return error.errors
+    return []
+
+
+def parse_scenario(text: str) -> Scenario:
+    """Read and check a scenario text; raise ScenarioError with every located error."""
+    typed, errors, untyped = _read(text, tuple(API_VERSIONS))
+    pods = [t for t in typed if t.kind == "Pod"]
+    simulations = [t for t in typed if t.kind == SIMULATION]
+    if not pods and not untyped:
+        # With an untyped document, that one is most likely the Pod: its error says enough.
+        errors.append(located_error(0, (), 1, 1, "no_pod", {}))
+    errors.extend(_extra(pods, "extra_pod"))
+    errors.extend(_extra(simulations, "extra_simulation"))
+    pod = pods[0].data if len(pods) == 1 else None
+    names = list(dict.fromkeys(container_names(pod))) if pod is not None else None
+    for simulation in simulations[:1]:
+        findings = simulation_findings(simulation.data, names, _apply_errors)
+        errors.extend(simulation.document.locate(f) for f in findings)
+    if errors or pod is None:
+        raise ScenarioError(errors or [located_error(0, (), 1, 1, "no_pod", {})])
+
+    def of(kind: str) -> tuple[dict[str, Any], ...]:
+        return tuple(t.data for t in typed if t.kind == kind)
+
+    return Scenario(
+        text=text,
+        pod=pod,
+        nodes=of("Node"),
+        services=of("Service"),
+        config_maps=of("ConfigMap"),
+        secrets=of("Secret"),
+        simulation=normalise_simulation(simulations[0].data if simulations else None, pod),
+    )
+
+
+def parse_objects(text: str) -> list[dict[str, Any]]:
+    """Read and check 1..20 Kubernetes objects for the `apply` action (no Simulation)."""
+    typed, errors, _ = _read(text, tuple(API_VERSIONS))
+    errors.extend(
+        t.document.locate(Finding(("kind",), "simulation_not_allowed"))
+        for t in typed
+        if t.kind == SIMULATION
+    )
+    if errors:
+        raise ScenarioError(errors)
+    return [t.data for t in typed]

@@ -1,0 +1,357 @@
+"""The `playground/v1` `Simulation` document: its checks and its normalised form.
+
+The document's shape is declared below as small checkers (`fields`, `map_of`, `list_of`,
+...), each yielding `Finding`s for one value at one path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from webapp.manifest.errors import Finding, Path
+from webapp.manifest.rules import container_names
+from webapp.manifest.schema import json_type, unknown_field
+
+Check = Callable[[Any, Path], Iterator[Finding]]
+ApplyCheck = Callable[[str], list[dict[str, Any]]]
+
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+PROBES = ("liveness", "readiness", "startup")
+HEALTH = ("healthy", "failing")
+LANGUAGES = ("en", "zh")
+
+
+# --- checkers -------------------------------------------------------------------------
+
+
+def _wrong_type(path: Path, expected: str, value: Any) -> Finding:
+    return Finding(path, "wrong_type", {"expected": expected, "found": json_type(value)})
+
+
+def number(minimum: float | None = 0) -> Check:
+    """A number (integer or decimal), at least `minimum`."""
+
+    def check(value: Any, path: Path) -> Iterator[Finding]:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            yield _wrong_type(path, "number", value)
+        elif minimum is not None and value < minimum:
+            yield Finding(path, "minimum", {"minimum": minimum, "value": value})
+
+    return check
+
+
+def integer(minimum: int | None = 0) -> Check:
+    """An integer, at least `minimum`."""
+
+    def check(value: Any, path: Path) -> Iterator[Finding]:
+        if isinstance(value, bool) or not isinstance(value, int):
+            yield _wrong_type(path, "integer", value)
+        elif minimum is not None and value < minimum:
+            yield Finding(path, "minimum", {"minimum": minimum, "value": value})
+
+    return check
+
+
+def boolean(value: Any, path: Path) -> Iterator[Finding]:
+    """true or false."""
+    if not isinstance(value, bool):
+        yield _wrong_type(path, "boolean", value)
+
+
+def string(value: Any, path: Path) -> Iterator[Finding]:
+    """A non-empty string."""
+    if not isinstance(value, str):
+        yield _wrong_type(path, "string", value)
+    elif not value.strip():
+        yield Finding(path, "required", {"field": str(path[-1]) if path else ""})
+
+
+def one_of(allowed: tuple[str, ...]) -> Check:
+    """One of a few words."""
+
+    def check(value: Any, path: Path) -> Iterator[Finding]:
+        if not isinstance(value, str):
+            yield _wrong_type(path, "string", value)
+        elif value not in allowed:
+            yield Finding(path, "enum", {"value": value, "allowed": list(allowed)})
+
+    return check
+
+
+def fields(spec: Mapping[str, Check], required: Iterable[str] = ()) -> Check:
+    """A mapping with only the fields of `spec` (unknown ones suggest a near name)."""
+
+    def check(value: Any, path: Path) -> Iterator[Finding]:
+        if not isinstance(value, dict):
+            yield _wrong_type(path, "mapping", value)
+            return
+        for name, item in value.items():
+            if name in spec:
+                yield from spec[name](item, (*path, name))
+            else:
+                yield unknown_field(path, name, spec)
+        for name in required:
+            if name not in value:
+                yield Finding((*path, name), "required", {"field": name})
+
+    return check
+
+
+def map_of(item_check: Check) -> Check:
+    """A mapping from any names to values checked by `item_check`."""
+
+    def check(value: Any, path: Path) -> Iterator[Finding]:
+        if not isinstance(value, dict):
+            yield _wrong_type(path, "mapping", value)
+            return
+        for name, item in value.items():
+            yield from item_check(item, (*path, name))
+
+    return check
+
+
+def list_of(item_check: Check) -> Check:
+    """A list of values checked by `item_check`."""
+
+    def check(value: Any, path: Path) -> Iterator[Finding]:
+        if not isinstance(value, list):
+            yield _wrong_type(path, "list", value)
+            return
+        for i, item in enumerate(value):
+            yield from item_check(item, (*path, i))
+
+    return check
+
+
+def text(value: Any, path: Path) -> Iterator[Finding]:
+    """A string, or a mapping of language code (en, zh) to string."""
+    if isinstance(value, str):
+        return
+    if not isinstance(value, dict):
+        yield _wrong_type(path, "string", value)
+        return
+    yield from fields({language: string for language in LANGUAGES})(value, path)
+    if not value:
+        yield Finding(path, "text_language", {})
+
+
+# --- the document ---------------------------------------------------------------------
+
+HOOK = fields({"seconds": number(), "fails": boolean})
+CONTAINER = fields(
+    {
+        "startSeconds": number(),
+        "exitAfterSeconds": number(),
+        "exitCode": integer(),
+        "sigtermSeconds": number(),
+        "ignoreSigterm": boolean,
+        "memoryMiB": integer(),
+        "probes": fields({probe: one_of(HEALTH) for probe in PROBES}),
+        "hooks": fields({"postStart": HOOK, "preStop": HOOK}),
+    }
+)
+IMAGE = fields({"pullSeconds": number(), "sizeMiB": integer(), "exists": boolean})
+
+# Fields of each script action besides `at` and `action`, and which are required.
+ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
+    "delete": ({"gracePeriodSeconds": integer(), "force": boolean}, ()),
+    "set-probe": (
+        {"container": string, "probe": one_of(PROBES), "healthy": boolean},
+        ("container", "probe", "healthy"),
+    ),
+    "crash": ({"container": string, "exitCode": integer()}, ("container",)),
+    "oom": ({"container": string}, ("container",)),
+    "node-down": ({"node": string}, ("node",)),
+    "node-up": ({"node": string}, ("node",)),
+    "apply": ({"yaml": string}, ("yaml",)),
+}
+
+
+def script_step(value: Any, path: Path) -> Iterator[Finding]:
+    """{at, action, ...}: the action's own fields depend on the action."""
+    if not isinstance(value, dict):
+        yield _wrong_type(path, "mapping", value)
+        return
+    common: dict[str, Check] = {"at": number(), "action": one_of(ACTIONS)}
+    action = value.get("action")
+    if action not in ACTION_FIELDS:
+        yield from fields(common, ("at", "action"))(
+            {k: v for k, v in value.items() if k in common}, path
+        )
+        return
+    own, required = ACTION_FIELDS[action]
+    yield from fields({**common, **own}, ("at", "action", *required))(value, path)
+
+
+def lesson_step(value: Any, path: Path) -> Iterator[Finding]:
+    """{at | when, text}."""
+    yield from fields({"at": number(), "when": string, "text": text}, ("text",))(value, path)
+    if isinstance(value, dict) and ("at" in value) == ("when" in value):
+        yield Finding(path, "lesson_timing", {})
+
+
+SIMULATION = fields(
+    {
+        "apiVersion": one_of(("playground/v1",)),
+        "kind": one_of(("Simulation",)),
+        "metadata": fields({"name": string}, ("name",)),
+        "title": text,
+        "description": text,
+        "containers": map_of(CONTAINER),
+        "images": map_of(IMAGE),
+        "script": list_of(script_step),
+        "lesson": list_of(lesson_step),
+    },
+    ("metadata",),
+)
+
+
+def simulation_findings(
+    simulation: dict[str, Any],
+    containers: list[str] | None,
+    check_apply: ApplyCheck | None = None,
+) -> list[Finding]:
+    """Every error of a Simulation document.
+
+    `containers` are the Pod's container names (None when the Pod is unknown: references are
+    not checked); `check_apply` validates the text of `apply` actions.
+    """
+    findings = list(SIMULATION(simulation, ()))
+    if containers is not None:
+        findings.extend(container_reference_findings(simulation, containers))
+    if check_apply is not None:
+        findings.extend(apply_findings(simulation, check_apply))
+    return findings
+
+
+def _unknown_container(path: Path, name: str, containers: list[str], point: str) -> Finding:
+    return Finding(
+        path,
+        "unknown_container",
+        {"container": name, "available": containers},
+        point="key" if point == "key" else "value",
+    )
+
+
+def container_reference_findings(
+    simulation: dict[str, Any], containers: list[str]
+) -> Iterator[Finding]:
+    """`containers` entries and script steps name containers the Pod has."""
+    entries = simulation.get("containers")
+    if isinstance(entries, dict):
+        for name in entries:
+            if name not in containers:
+                yield _unknown_container(("containers", name), name, containers, "key")
+    script = simulation.get("script")
+    for i, step in enumerate(script if isinstance(script, list) else []):
+        name = step.get("container") if isinstance(step, dict) else None
+        if isinstance(name, str) and name.strip() and name not in containers:
+            yield _unknown_container(("script", i, "container"), name, containers, "value")
+
+
+def apply_findings(simulation: dict[str, Any], check_apply: ApplyCheck) -> Iterator[Finding]:
+    """The yaml of each scripted `apply` is itself a valid set of objects."""
+    script = simulation.get("script")
+    for i, step in enumerate(script if isinstance(script, list) else []):
+        if not (isinstance(step, dict) and step.get("action") == "apply"):
+            continue
+        yaml_text = step.get("yaml")
+        if not (isinstance(yaml_text, str) and yaml_text.strip()):
+            continue
+        errors = check_apply(yaml_text)
+        if errors:
+            first = errors[0]
+            yield Finding(
+                ("script", i, "yaml"),
+                "apply_yaml_invalid",
+                {
+                    "count": len(errors),
+                    "line": first["line"],
+                    "column": first["column"],
+                    "error": {"code": first["code"], "params": first["params"]},
+                },
+            )
+
+
+# --- normalised form ------------------------------------------------------------------
+
+
+def _texts(value: Any, fallback: str) -> dict[str, str]:
+    if isinstance(value, str):
+        return {language: value for language in LANGUAGES}
+    given = value if isinstance(value, dict) else {}
+    en = given.get("en", given.get("zh", fallback))
+    zh = given.get("zh", en)
+    return {"en": en, "zh": zh}
+
+
+def _hook(value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"seconds": float(value.get("seconds", 0)), "fails": bool(value.get("fails", False))}
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def normalise_container(entry: dict[str, Any]) -> dict[str, Any]:
+    """One `containers` entry with every default filled."""
+    probes = entry.get("probes") or {}
+    hooks = entry.get("hooks") or {}
+    memory = entry.get("memoryMiB")
+    return {
+        "startSeconds": float(entry.get("startSeconds", 0)),
+        "exitAfterSeconds": _optional_float(entry.get("exitAfterSeconds")),
+        "exitCode": int(entry.get("exitCode", 0)),
+        "sigtermSeconds": float(entry.get("sigtermSeconds", 0)),
+        "ignoreSigterm": bool(entry.get("ignoreSigterm", False)),
+        "memoryMiB": None if memory is None else int(memory),
+        "probes": {probe: probes.get(probe, "healthy") for probe in PROBES},
+        "hooks": {hook: _hook(hooks.get(hook)) for hook in ("postStart", "preStop")},
+    }
+
+
+DEFAULT_PULL_SECONDS = 2.0
+DEFAULT_IMAGE_SIZE_MIB = 50
+
+
+def normalise_image(entry: dict[str, Any]) -> dict[str, Any]:
+    """One `images` entry with every default filled."""
+    return {
+        "pullSeconds": float(entry.get("pullSeconds", DEFAULT_PULL_SECONDS)),
+        "sizeMiB": int(entry.get("sizeMiB", DEFAULT_IMAGE_SIZE_MIB)),
+        "exists": bool(entry.get("exists", True)),
+    }
+
+
+def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any]) -> dict[str, Any]:
+    """The normalised Simulation of docs/internals.md (a valid document, or None for none)."""
+    simulation = simulation or {}
+    pod_name = str((pod.get("metadata") or {}).get("name", ""))
+    name = str((simulation.get("metadata") or {}).get("name", pod_name))
+    entries = simulation.get("containers") or {}
+    script = [{**step, "at": float(step["at"])} for step in simulation.get("script") or []]
+    return {
+        "name": name,
+        "title": _texts(simulation.get("title"), name),
+        "description": _texts(simulation.get("description"), ""),
+        "containers": {
+            container: normalise_container(entries.get(container) or {})
+            for container in container_names(pod)
+        },
+        "images": {
+            ref: normalise_image(entry or {})
+            for ref, entry in (simulation.get("images") or {}).items()
+        },
+        "script": sorted(script, key=lambda step: step["at"]),
+        "lesson": [
+            {
+                "at": _optional_float(step.get("at")),
+                "when": step.get("when"),
+                "text": _texts(step.get("text"), ""),
+            }
+            for step in simulation.get("lesson") or []
+        ],
+    }
