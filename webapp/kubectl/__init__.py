@@ -1,0 +1,16 @@
+"""Render Kubernetes API objects exactly as kubectl does. Pure functions of API dicts."""
+
+from webapp.kubectl.columns import pod_columns, pod_columns_wide, print_pod
+from webapp.kubectl.duration import human_duration, short_human_duration
+from webapp.kubectl.tables import get_pods
+from webapp.kubectl.watch import watch_lines
+
+__all__ = [
+    "get_pods",
+    "human_duration",
+    "pod_columns",
+    "pod_columns_wide",
+    "print_pod",
+    "short_human_duration",
+    "watch_lines",
+]
