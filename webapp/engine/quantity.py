@@ -1,0 +1,125 @@
+"""Resource quantities: ``k8s.io/apimachinery/pkg/api/resource`` Quantity, exactly.
+
+``parse_quantity`` returns the value in base units (cores, bytes) as a ``Fraction``;
+``cpu_millis`` and ``memory_bytes`` round up like ``MilliValue()`` and ``Value()``;
+``canonical_quantity`` is what the API server returns (``Quantity.String()``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+DECIMAL_SUFFIXES = {
+    "n": -9,
+    "u": -6,
+    "m": -3,
+    "": 0,
+    "k": 3,
+    "M": 6,
+    "G": 9,
+    "T": 12,
+    "P": 15,
+    "E": 18,
+}
+_DECIMAL_BY_EXPONENT = {exp: suffix for suffix, exp in DECIMAL_SUFFIXES.items()}
+_BINARY_BY_POWER = {power: suffix for suffix, power in BINARY_SUFFIXES.items()}
+
+# <signedNumber><suffix>: suffix is a binary SI, decimal SI or decimal exponent (e3, E-2).
+_QUANTITY = re.compile(
+    r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$"
+)
+
+
+def _split(quantity: str | int | float) -> tuple[Fraction, str]:
+    """The value in base units and the format: "BinarySI", "DecimalSI" or "DecimalExponent"."""
+    if isinstance(quantity, bool):
+        raise ValueError(f"quantities must match the regular expression: {quantity!r}")
+    if isinstance(quantity, int | float):
+        if isinstance(quantity, float) and not math.isfinite(quantity):
+            raise ValueError(f"invalid quantity: {quantity!r}")
+        return Fraction(str(quantity)), "DecimalSI"
+    match = _QUANTITY.match(quantity.strip()) if isinstance(quantity, str) else None
+    if match is None:
+        raise ValueError(
+            f"quantities must match the regular expression "
+            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {quantity!r}"
+        )
+    number = Fraction(match["number"])
+    suffix = match["suffix"] or ""
+    if suffix in BINARY_SUFFIXES:
+        return number * 1024 ** BINARY_SUFFIXES[suffix], "BinarySI"
+    if suffix in DECIMAL_SUFFIXES:
+        return number * Fraction(10) ** DECIMAL_SUFFIXES[suffix], "DecimalSI"
+    return number * Fraction(10) ** int(suffix[1:]), "DecimalExponent"
+
+
+def parse_quantity(quantity: str | int | float) -> Fraction:
+    """``resource.ParseQuantity``: the value in base units (cores, bytes) as a Fraction.
+
+    Raises ValueError for text that is not a quantity ("1.2.3", "10 Mi", "abc", "1Ki2").
+    """
+    value, _ = _split(quantity)
+    return value
+
+
+def cpu_millis(quantity: str | int | float) -> int:
+    """``Quantity.MilliValue()``: millicores, rounded up ("100m" → 100, "0.5" → 500)."""
+    return math.ceil(parse_quantity(quantity) * 1000)
+
+
+def memory_bytes(quantity: str | int | float) -> int:
+    """``Quantity.Value()``: bytes, rounded up ("128Mi" → 134217728, "1G" → 10**9)."""
+    return math.ceil(parse_quantity(quantity))
+
+
+def canonical_quantity(quantity: str | int | float) -> str:
+    """``Quantity.String()`` (CanonicalizeBytes): how the API server echoes a quantity.
+
+    "0.5" → "500m", "1024Mi" → "1Gi", "1.5Gi" → "1536Mi", "1000M" → "1G", "1e3" → "1e3".
+    Values finer than 1n are rounded up to nano units, as the API server stores them.
+    """
+    value, fmt = _split(quantity)
+    value = Fraction(math.ceil(value * 10**9), 10**9)
+    if fmt == "BinarySI" and (abs(value) < 1024 or value.denominator != 1):
+        fmt = "DecimalSI"
+    if fmt == "BinarySI":
+        return format_binary(int(value))
+    return format_decimal(value, exponent_form=fmt == "DecimalExponent")
+
+
+def format_binary(value: int) -> str:
+    """An integer with the largest binary suffix that keeps it whole: 1536Mi, 2Gi."""
+    power = 0
+    while power < 6 and value != 0 and value % 1024 == 0:
+        value //= 1024
+        power += 1
+    return f"{value}{_BINARY_BY_POWER.get(power, '')}"
+
+
+def format_decimal(value: Fraction, *, exponent_form: bool = False) -> str:
+    """Integer mantissa with the largest exponent that is a multiple of 3 (from -9 to 18)."""
+    if value == 0:
+        return "0"
+    exponent = -9
+    mantissa = value * 10**9
+    while exponent < 18 and mantissa % 1000 == 0:
+        mantissa /= 1000
+        exponent += 3
+    number = str(int(mantissa))
+    if exponent_form:
+        return number if exponent == 0 else f"{number}e{exponent}"
+    return number + _DECIMAL_BY_EXPONENT[exponent]
+
+
+def format_cpu_millis(millis: int) -> str:
+    """Millicores as the API writes them: 1500 → "1500m", 2000 → "2"."""
+    return format_decimal(Fraction(millis, 1000))
+
+
+def format_memory_bytes(value: int) -> str:
+    """Bytes with the largest whole binary suffix: 134217728 → "128Mi"."""
+    return format_binary(value) if abs(value) >= 1024 else str(value)
