@@ -81,7 +81,10 @@ def check_container_count(pod: dict[str, Any]) -> Iterator[Finding]:
     if count > MAX_CONTAINERS:
         field = "containers" if "containers" in spec else "initContainers"
         yield Finding(
-            ("spec", field), "too_many_containers", {"count": count, "limit": MAX_CONTAINERS}
+            ("spec", field),
+            "too_many_containers",
+            {"count": count, "limit": MAX_CONTAINERS},
+            point="key",
         )
 
 
@@ -198,7 +201,10 @@ def _handler_findings(
     present = [name for name in handlers if handler.get(name) is not None]
     if not present:
         yield Finding(
-            path, "handler_missing", {"handler_of": handler_of, "handlers": list(handlers)}
+            path,
+            "handler_missing",
+            {"handler_of": handler_of, "handlers": list(handlers)},
+            point="key",
         )
     elif len(present) > 1:
         yield Finding(
