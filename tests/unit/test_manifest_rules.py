@@ -219,3 +219,24 @@ def test_more_than_the_container_limit_is_refused() -> None:
 def test_the_container_limit_itself_is_allowed() -> None:
     extra = "".join(f"  - name: c{i}\n    image: busybox\n" for i in range(MAX_CONTAINERS - 1))
     parse_scenario(pod(containers=extra))
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        pytest.param(
+            pod().replace("spec:\n  containers:", "spec: 5\nx:\n  c:"),
+            "wrong_type",
+            id="spec-number",
+        ),
+        pytest.param(pod().replace("  name: web\n", "  5\n"), "wrong_type", id="metadata-scalar"),
+        pytest.param(pod(containers="  - 5\n"), "wrong_type", id="container-number"),
+        pytest.param(pod("    livenessProbe: 5\n"), "wrong_type", id="probe-number"),
+        pytest.param(pod("    lifecycle: [preStop]\n"), "wrong_type", id="lifecycle-list"),
+        pytest.param(pod("    lifecycle: {preStop: 5}\n"), "wrong_type", id="hook-number"),
+        pytest.param(pod(spec_extra="  initContainers: {a: 1}\n"), "wrong_type", id="init-mapping"),
+        pytest.param(pod(spec_extra="  restartPolicy: [Never]\n"), "wrong_type", id="policy-list"),
+    ],
+)
+def test_values_of_the_wrong_shape_are_errors_not_crashes(text: str, code: str) -> None:
+    assert code in {error[0] for error in located(text)}

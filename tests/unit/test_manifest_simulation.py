@@ -115,6 +115,11 @@ SIMULATION_ERRORS = [
         id="unknown-action",
     ),
     pytest.param(
+        "script:\n- {at: 5, action: {crash: app}}\n",
+        ("wrong_type", "script[0].action", 21, 19),
+        id="action-not-a-string",
+    ),
+    pytest.param(
         "script:\n- {action: oom, container: app}\n",
         ("required", "script[0].at", 21, 3),
         id="step-without-at",

@@ -175,7 +175,7 @@ def script_step(value: Any, path: Path) -> Iterator[Finding]:
         return
     common: dict[str, Check] = {"at": number(), "action": one_of(ACTIONS)}
     action = value.get("action")
-    if action not in ACTION_FIELDS:
+    if not isinstance(action, str) or action not in ACTION_FIELDS:
         yield from fields(common, ("at", "action"))(
             {k: v for k, v in value.items() if k in common}, path
         )
