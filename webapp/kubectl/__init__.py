@@ -1,15 +1,21 @@
 """Render Kubernetes API objects exactly as kubectl does. Pure functions of API dicts."""
 
 from webapp.kubectl.columns import pod_columns, pod_columns_wide, print_pod
+from webapp.kubectl.describe import describe_pod
 from webapp.kubectl.duration import human_duration, short_human_duration
+from webapp.kubectl.events import get_events
 from webapp.kubectl.tables import get_pods
 from webapp.kubectl.watch import watch_lines
+from webapp.kubectl.yamlview import pod_yaml
 
 __all__ = [
+    "describe_pod",
+    "get_events",
     "get_pods",
     "human_duration",
     "pod_columns",
     "pod_columns_wide",
+    "pod_yaml",
     "print_pod",
     "short_human_duration",
     "watch_lines",
