@@ -136,7 +136,9 @@ def test_describe_probe(probe: dict[str, Any], expected: str) -> None:
     assert describe_probe(probe) == expected
 
 
-def _resources(limits: dict[str, str] | None = None, requests: dict[str, str] | None = None):
+def _resources(
+    limits: dict[str, str] | None = None, requests: dict[str, str] | None = None
+) -> dict[str, Any]:
     resources: dict[str, Any] = {}
     if limits:
         resources["limits"] = limits

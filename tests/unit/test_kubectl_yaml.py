@@ -58,3 +58,10 @@ def test_empty_collections_and_null() -> None:
     assert pod_yaml({"items": [], "map": {}, "none": None, "n": 0, "t": True}) == (
         'items: []\nmap: {}\n"n": 0\nnone: null\nt: true\n'
     )
+
+
+def test_api_field_order_on_request() -> None:
+    pod = {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "web", "labels": {}}}
+    assert pod_yaml(pod, sort_keys=False) == (
+        "kind: Pod\napiVersion: v1\nmetadata:\n  name: web\n  labels: {}\n"
+    )

@@ -59,12 +59,17 @@ def _compare_keys(a: Any, b: Any) -> int:
     return 1 if _go_yaml_key_less(b_text, a_text) else 0
 
 
+_go_yaml_key = functools.cmp_to_key(_compare_keys)
+
+
 class _KubectlDumper(yaml.SafeDumper):
     """SafeDumper with go-yaml v2's choices for key order and string quoting."""
 
 
 def _represent_mapping(dumper: _KubectlDumper, data: dict[Any, Any]) -> yaml.Node:
-    items = sorted(data.items(), key=functools.cmp_to_key(lambda x, y: _compare_keys(x[0], y[0])))
+    items = list(data.items())
+    if dumper.sort_keys:
+        items.sort(key=lambda item: _go_yaml_key(item[0]))
     return dumper.represent_mapping("tag:yaml.org,2002:map", items)
 
 
@@ -81,8 +86,17 @@ _KubectlDumper.add_representer(dict, _represent_mapping)
 _KubectlDumper.add_representer(str, _represent_str)
 
 
-def pod_yaml(pod: dict[str, Any]) -> str:
-    """The Pod as `kubectl get pod -o yaml` prints it."""
+def pod_yaml(pod: dict[str, Any], *, sort_keys: bool = True) -> str:
+    """The Pod as `kubectl get pod -o yaml` prints it.
+
+    sort_keys=False keeps the keys in the order of the given dict (the API's JSON field
+    order), which kubectl itself never shows but a reader may find easier to follow.
+    """
     return yaml.dump(
-        pod, Dumper=_KubectlDumper, default_flow_style=False, allow_unicode=True, width=80
+        pod,
+        Dumper=_KubectlDumper,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=80,
+        sort_keys=sort_keys,
     )
