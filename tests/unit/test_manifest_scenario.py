@@ -103,6 +103,14 @@ def test_document_level_error_is_located(text: str, expected: tuple) -> None:
     assert expected in located(text)
 
 
+def test_second_pod_message_says_where_the_first_one_is() -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(join(CONFIG_MAP, POD, POD))
+    (error,) = caught.value.errors
+    assert (error["doc"], error["line"]) == (2, 17)
+    assert error["message"] == "the scenario needs exactly one Pod; the first one starts on line 7"
+
+
 def test_unknown_kind_message_lists_the_kinds_a_scenario_may_hold() -> None:
     with pytest.raises(ScenarioError) as caught:
         parse_scenario(join(POD, "apiVersion: apps/v1\nkind: Deployment\n"))

@@ -84,20 +84,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "场景中必须有且只有一个 Pod，但现在一个也没有",
     },
     "extra_pod": {
-        "en": "the scenario needs exactly one Pod; the first one is document {first_doc}",
-        "zh": "场景中只能有一个 Pod；第一个 Pod 在第 {first_doc} 个文档",
+        "en": "the scenario needs exactly one Pod; the first one starts on line {first_line}",
+        "zh": "场景中只能有一个 Pod；第一个 Pod 从第 {first_line} 行开始",
     },
     "extra_simulation": {
-        "en": "only one Simulation document is allowed; the first one is document {first_doc}",
-        "zh": "只能有一个 Simulation 文档；第一个在第 {first_doc} 个文档",
+        "en": "only one Simulation document is allowed; the first one starts on line {first_line}",
+        "zh": "只能有一个 Simulation 文档；第一个从第 {first_line} 行开始",
     },
     "simulation_not_allowed": {
         "en": "a Simulation document cannot be applied to a running simulation",
         "zh": "不能把 Simulation 文档 apply 到正在运行的模拟中",
     },
     "duplicate_object": {
-        "en": '{kind} "{name}" is defined twice (first in document {first_doc})',
-        "zh": '{kind} "{name}" 被定义了两次（第一次在第 {first_doc} 个文档）',
+        "en": '{kind} "{name}" is defined twice (first on line {first_line})',
+        "zh": '{kind} "{name}" 被定义了两次（第一次在第 {first_line} 行）',
     },
     # Schema
     "unknown_field": {

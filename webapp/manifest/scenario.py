@@ -99,7 +99,7 @@ def _object_findings(typed: _Typed) -> list[Finding]:
 
 def _duplicate_objects(objects: list[_Typed]) -> list[dict[str, Any]]:
     """The same kind and name twice."""
-    first_doc: dict[tuple[str, str], int] = {}
+    first_line: dict[tuple[str, str], int] = {}
     errors = []
     for typed in objects:
         name = (
@@ -110,24 +110,27 @@ def _duplicate_objects(objects: list[_Typed]) -> list[dict[str, Any]]:
         if not isinstance(name, str):
             continue
         key = (typed.kind, name)
-        if key in first_doc:
+        if key in first_line:
             errors.append(
                 typed.document.locate(
                     Finding(
                         ("metadata", "name"),
                         "duplicate_object",
-                        {"kind": typed.kind, "name": name, "first_doc": first_doc[key]},
+                        {"kind": typed.kind, "name": name, "first_line": first_line[key]},
                     )
                 )
             )
         else:
-            first_doc[key] = typed.document.index
+            first_line[key] = typed.document.mark_of(("metadata", "name")).line
     return errors
 
 
-def _read(text: str, kinds: tuple[str, ...]) -> tuple[list[_Typed], list[dict[str, Any]], int]:
+def _read(
+    text: str, kinds: tuple[str, ...], single: tuple[str, ...] = ()
+) -> tuple[list[_Typed], list[dict[str, Any]], int]:
     """Documents with a known kind among `kinds`, checked; every error so far; and how many
-    documents had no usable kind."""
+    documents had no usable kind. Kinds in `single` are reported as extra elsewhere, so not
+    also as duplicates."""
     documents, errors = read_documents(text)
     typed: list[_Typed] = []
     for document in documents:
@@ -138,14 +141,14 @@ def _read(text: str, kinds: tuple[str, ...]) -> tuple[list[_Typed], list[dict[st
     for item in typed:
         if item.kind != SIMULATION:
             errors.extend(item.document.locate(f) for f in _object_findings(item))
-    errors.extend(_duplicate_objects([t for t in typed if t.kind != SIMULATION]))
+    errors.extend(_duplicate_objects([t for t in typed if t.kind not in (SIMULATION, *single)]))
     return typed, errors, len(documents) - len(typed)
 
 
 def _extra(items: list[_Typed], code: str) -> list[dict[str, Any]]:
     """Errors for every item after the first of a kind allowed once."""
     return [
-        item.document.locate(Finding(("kind",), code, {"first_doc": items[0].document.index}))
+        item.document.locate(Finding(("kind",), code, {"first_line": items[0].document.start.line}))
         for item in items[1:]
     ]
 
@@ -160,7 +163,7 @@ def _apply_errors(text: str) -> list[dict[str, Any]]:
 
 def parse_scenario(text: str) -> Scenario:
     """Read and check a scenario text; raise ScenarioError with every located error."""
-    typed, errors, untyped = _read(text, tuple(API_VERSIONS))
+    typed, errors, untyped = _read(text, tuple(API_VERSIONS), single=("Pod",))
     pods = [t for t in typed if t.kind == "Pod"]
     simulations = [t for t in typed if t.kind == SIMULATION]
     if not pods and not untyped:

@@ -280,10 +280,9 @@ def apply_findings(simulation: dict[str, Any], check_apply: ApplyCheck) -> Itera
 def _texts(value: Any, fallback: str) -> dict[str, str]:
     if isinstance(value, str):
         return {language: value for language in LANGUAGES}
-    given = value if isinstance(value, dict) else {}
+    given: dict[str, str] = value if isinstance(value, dict) else {}
     en = given.get("en", given.get("zh", fallback))
-    zh = given.get("zh", en)
-    return {"en": en, "zh": zh}
+    return {"en": en, "zh": given.get("zh", en)}
 
 
 def _hook(value: Any) -> dict[str, Any] | None:

@@ -170,6 +170,7 @@ class _Builder:
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, i), None) for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)  # aliases were refused before composing
         return _scalar(node)
 
     def _mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
