@@ -148,7 +148,9 @@ def _read(
 def _extra(items: list[_Typed], code: str) -> list[dict[str, Any]]:
     """Errors for every item after the first of a kind allowed once."""
     return [
-        item.document.locate(Finding(("kind",), code, {"first_line": items[0].document.start.line}))
+        item.document.locate(
+            Finding(("kind",), code, {"first_line": items[0].document.mark_of(()).line})
+        )
         for item in items[1:]
     ]
 
