@@ -34,13 +34,13 @@ _POD_SPEC_DEFAULTS: dict[str, Any] = {
     "preemptionPolicy": "PreemptLowerPriority",  # Priority admission
     "priority": 0,
 }
-_PROBE_DEFAULTS = {
+_PROBE_DEFAULTS: dict[str, int] = {
     "timeoutSeconds": 1,
     "periodSeconds": 10,
     "successThreshold": 1,
     "failureThreshold": 3,
 }
-_CONTAINER_DEFAULTS = {
+_CONTAINER_DEFAULTS: dict[str, Any] = {
     "terminationMessagePath": "/dev/termination-log",
     "terminationMessagePolicy": "File",
     "resources": {},
@@ -193,8 +193,9 @@ def pod_qos_class(pod: dict) -> str:
 
 def _nonzero_compute(resource_list: dict | None) -> dict[str, Any]:
     result = {}
+    resource_list = resource_list or {}
     for name in ("cpu", "memory"):
-        if name in (resource_list or {}):
+        if name in resource_list:
             value = parse_quantity(resource_list[name])
             if value != 0:
                 result[name] = value

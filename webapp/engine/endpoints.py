@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 
+from webapp.engine.phase import is_sidecar
+
 MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by"
 MANAGED_BY_CONTROLLER = "endpointslice-controller.k8s.io"
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
@@ -157,7 +159,7 @@ def find_port(pod: dict, service_port: dict, protocol: str) -> int | None:
         return int(target)
     spec = pod.get("spec") or {}
     containers = list(spec.get("containers") or []) + [
-        c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"
+        c for c in spec.get("initContainers") or [] if is_sidecar(c)
     ]
     for container in containers:
         for port in container.get("ports") or []:

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from webapp.engine.defaults import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
+from webapp.engine.phase import is_sidecar
 from webapp.engine.quantity import cpu_millis, memory_bytes
 
 EPOCH = "2026-01-01T00:00:00Z"
@@ -45,8 +47,6 @@ PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_PREEMPTION_VICTIMS = "No preemption victims found for incoming pod"
 PREEMPTION_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."  # wording unconfirmed
 
-TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
-TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 
 
@@ -132,7 +132,7 @@ def pod_requests(pod: dict) -> dict[str, int]:
     init_peak: dict[str, int] = {}
     for container in spec.get("initContainers") or []:
         requests = _container_requests(container)
-        if container.get("restartPolicy") == "Always":
+        if is_sidecar(container):
             sidecars = _sum([sidecars, requests])
             requests = sidecars
         else:
