@@ -101,8 +101,7 @@ def test_nesting_at_the_limit_is_read() -> None:
     [
         pytest.param("", ("empty", 0, 1, 1), id="empty-text"),
         pytest.param("# just a comment\n\n", ("empty", 0, 1, 1), id="only-comments"),
-        pytest.param("~\n", ("empty_document", 0, 1, 1), id="null-document"),
-        pytest.param(POD + "---\n", ("empty_document", 1, 9, 1), id="trailing-separator"),
+        pytest.param("~\n", ("empty", 0, 1, 1), id="null-document"),
         pytest.param("- a\n- b\n", ("not_a_mapping", 0, 1, 1), id="list-document"),
         pytest.param("hello\n", ("not_a_mapping", 0, 1, 1), id="scalar-document"),
         pytest.param(POD + "---\n42\n", ("not_a_mapping", 1, 10, 1), id="number-second-document"),
@@ -111,6 +110,10 @@ def test_nesting_at_the_limit_is_read() -> None:
 def test_document_that_is_not_a_mapping_is_an_error(text: str, expected: tuple) -> None:
     errors = scenario_errors(text)
     assert [(e["code"], e["doc"], e["line"], e["column"]) for e in errors] == [expected]
+
+
+def test_trailing_separator_is_skipped_as_kubectl_does() -> None:
+    assert parse_scenario(POD + "---\n").pod["metadata"]["name"]
 
 
 def test_not_a_mapping_message_names_what_was_found() -> None:

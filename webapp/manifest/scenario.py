@@ -131,7 +131,11 @@ def _read(
     """Documents with a known kind among `kinds`, checked; every error so far; and how many
     documents had no usable kind. Kinds in `single` are reported as extra elsewhere, so not
     also as duplicates."""
-    documents, errors = read_documents(text)
+    read, errors = read_documents(text)
+    # An empty document (a stray or trailing `---`) is skipped, as kubectl apply does.
+    documents = [d for d in read if d.data is not None]
+    if not documents:
+        errors.append(located_error(0, (), 1, 1, "empty", {}))
     typed: list[_Typed] = []
     for document in documents:
         kind, findings = _kind_of(document, kinds)
@@ -168,7 +172,7 @@ def parse_scenario(text: str) -> Scenario:
     typed, errors, untyped = _read(text, tuple(API_VERSIONS), single=("Pod",))
     pods = [t for t in typed if t.kind == "Pod"]
     simulations = [t for t in typed if t.kind == SIMULATION]
-    if not pods and not untyped:
+    if not pods and not untyped and typed:
         # With an untyped document, that one is most likely the Pod: its error says enough.
         errors.append(located_error(0, (), 1, 1, "no_pod", {}))
     errors.extend(_extra(pods, "extra_pod"))
