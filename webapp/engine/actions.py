@@ -1,0 +1,375 @@
+"""User actions (``delete``, ``set-probe``, ``crash``, ``oom``, ``node-down``, ``node-up``,
+``apply``): checked first, then performed. The same words run from ``script``, the live
+controls and the command line. An invalid action raises :class:`ActionError` and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from webapp.engine.clock import URGENT
+from webapp.engine.defaults import apply_pod_defaults
+from webapp.engine.events import NORMAL, WARNING
+from webapp.engine.node_lifecycle import (
+    NODE_MONITOR_GRACE_PERIOD_MS,
+    NodeState,
+    mark_node_ready,
+    mark_node_unknown,
+    unreachable_toleration_seconds,
+)
+from webapp.engine.probes import PROBE_TYPES
+
+if TYPE_CHECKING:
+    from webapp.engine.simulation import Simulation
+
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+
+
+class ActionError(Exception):
+    """An action that cannot be applied now: a stable ``code``, ``params`` and English text."""
+
+    def __init__(self, code: str, params: dict | None = None, message: str = "") -> None:
+        super().__init__(message or code)
+        self.code = code
+        self.params = params or {}
+        self.message = message or code
+
+
+def validate_action(sim: Simulation, action: Any) -> dict:
+    """Check an action against the current state; return it normalised."""
+    if not isinstance(action, dict) or not isinstance(action.get("action"), str):
+        raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
+    word = action["action"]
+    if word not in ACTIONS:
+        raise ActionError("unknown_action", {"action": word},
+                          f"Unknown action {word!r}; expected one of {', '.join(ACTIONS)}.")  # fmt: skip
+    return _CHECKS[word](sim, dict(action))
+
+
+def perform_action(sim: Simulation, action: dict) -> None:
+    _PERFORM[action["action"]](sim, action)
+
+
+# -- checks -------------------------------------------------------------------------------
+
+
+def _require_pod(sim: Simulation) -> None:
+    if sim.pod_removed:
+        raise ActionError("pod_gone", {"pod": sim.pod_name},
+                          f'The Pod "{sim.pod_name}" no longer exists.')  # fmt: skip
+
+
+def _check_delete(sim: Simulation, action: dict) -> dict:
+    _require_pod(sim)
+    grace = action.get("gracePeriodSeconds")
+    if grace is not None and (
+        isinstance(grace, bool) or not isinstance(grace, int | float) or grace < 0
+    ):
+        raise ActionError("bad_grace", {"value": grace},
+                          "gracePeriodSeconds must be a whole number of seconds, 0 or more.")  # fmt: skip
+    action["force"] = bool(action.get("force", False))
+    if grace is not None:
+        action["gracePeriodSeconds"] = int(grace)
+    return action
+
+
+def _container_record(sim: Simulation, action: dict, *, running: bool):
+    name = action.get("container")
+    names = [
+        c["name"] for key in ("initContainers", "containers") for c in sim.pod_spec.get(key) or []
+    ]
+    if name is None and len(sim.pod_spec.get("containers") or []) == 1:
+        name = sim.pod_spec["containers"][0]["name"]
+    if name not in names:
+        raise ActionError("unknown_container", {"container": name},
+                          f"The Pod has no container named {name!r}.")  # fmt: skip
+    action["container"] = name
+    record = sim.kubelet.by_name.get(name) if sim.kubelet else None
+    if running and (record is None or record.newest is None or not record.newest.running):
+        raise ActionError("container_not_running", {"container": name},
+                          f"Container {name!r} is not running.")  # fmt: skip
+    return record
+
+
+def _check_set_probe(sim: Simulation, action: dict) -> dict:
+    _require_pod(sim)
+    _container_record(sim, action, running=False)
+    if action.get("probe") not in PROBE_TYPES:
+        raise ActionError("bad_probe", {"probe": action.get("probe")},
+                          "probe must be liveness, readiness or startup.")  # fmt: skip
+    if not isinstance(action.get("healthy"), bool):
+        raise ActionError("bad_healthy", {}, "healthy must be true or false.")
+    return action
+
+
+def _check_crash(sim: Simulation, action: dict) -> dict:
+    _require_pod(sim)
+    _container_record(sim, action, running=True)
+    code = action.get("exitCode", 1)
+    if isinstance(code, bool) or not isinstance(code, int) or not 0 <= code <= 255:
+        raise ActionError("bad_exit_code", {"value": code}, "exitCode must be 0 to 255.")
+    action["exitCode"] = code
+    return action
+
+
+def _check_oom(sim: Simulation, action: dict) -> dict:
+    _require_pod(sim)
+    _container_record(sim, action, running=True)
+    return action
+
+
+def _node(sim: Simulation, action: dict) -> NodeState:
+    name = action.get("node") or sim.node_name
+    state = sim.nodes_by_name.get(name or "")
+    if state is None:
+        raise ActionError("unknown_node", {"node": name}, f"There is no node named {name!r}.")
+    action["node"] = name
+    return state
+
+
+def _check_node_down(sim: Simulation, action: dict) -> dict:
+    if not _node(sim, action).kubelet_up:
+        raise ActionError("node_already_down", {"node": action["node"]},
+                          f"Node {action['node']} is already down.")  # fmt: skip
+    return action
+
+
+def _check_node_up(sim: Simulation, action: dict) -> dict:
+    if _node(sim, action).kubelet_up:
+        raise ActionError("node_already_up", {"node": action["node"]},
+                          f"Node {action['node']} is already up.")  # fmt: skip
+    return action
+
+
+def _check_apply(sim: Simulation, action: dict) -> dict:
+    from webapp.manifest import ScenarioError, parse_objects
+
+    text = action.get("yaml")
+    if not isinstance(text, str) or not text.strip():
+        raise ActionError("bad_yaml", {}, "apply needs the objects as YAML text.")
+    try:
+        objects = parse_objects(text)
+    except ScenarioError as error:
+        first = error.errors[0] if error.errors else {}
+        raise ActionError("invalid_objects", {"errors": error.errors},
+                          first.get("message", "The objects are invalid.")) from error  # fmt: skip
+    for obj in objects:
+        if obj.get("kind") == "Pod":
+            _check_pod_update(sim, obj)
+    action["_objects"] = objects
+    return action
+
+
+POD_UPDATE_FORBIDDEN = (
+    "spec: Forbidden: pod updates may not change fields other than "
+    "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+    "`spec.tolerations` (only additions to existing tolerations),"
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+)
+
+
+def _check_pod_update(sim: Simulation, obj: dict) -> None:
+    """``ValidatePodUpdate``: only images (and a few fields) of a Pod may change."""
+    name = obj["metadata"].get("name")
+    if name != sim.pod_name:
+        raise ActionError("second_pod", {"pod": name},
+                          f'The playground runs one Pod ("{sim.pod_name}"); cannot create "{name}".')  # fmt: skip
+    _require_pod(sim)
+    new_spec = apply_pod_defaults(obj)["spec"]
+    old_spec = dict(sim.pod_spec)
+    old_spec.pop("nodeName", None)
+    if _without_mutable(new_spec) != _without_mutable(old_spec):
+        message = f'Pod "{name}" is invalid: {POD_UPDATE_FORBIDDEN}'
+        raise ActionError("pod_update_forbidden", {"pod": name}, message)
+
+
+def _without_mutable(spec: dict) -> dict:
+    spec = copy.deepcopy(spec)
+    for key in ("initContainers", "containers"):
+        for container in spec.get(key) or []:
+            container.pop("image", None)
+            container.pop("imagePullPolicy", None)  # defaulted from the image
+    for key in (
+        "activeDeadlineSeconds",
+        "tolerations",
+        "terminationGracePeriodSeconds",
+        "nodeName",
+    ):
+        spec.pop(key, None)
+    return spec
+
+
+_CHECKS = {
+    "delete": _check_delete,
+    "set-probe": _check_set_probe,
+    "crash": _check_crash,
+    "oom": _check_oom,
+    "node-down": _check_node_down,
+    "node-up": _check_node_up,
+    "apply": _check_apply,
+}
+
+
+# -- performing ---------------------------------------------------------------------------
+
+
+def _delete(sim: Simulation, action: dict) -> None:
+    grace = action.get("gracePeriodSeconds")
+    if action["force"]:
+        grace = 0
+    elif grace == 0:
+        grace = 1  # kubectl turns --grace-period=0 without --force into 1
+    cause = "kubectl delete --force --grace-period=0" if action["force"] else "kubectl delete"
+    sim.delete_pod(grace, force=action["force"], cause=cause)
+
+
+def _set_probe(sim: Simulation, action: dict) -> None:
+    healthy = action["healthy"]
+    name, probe = action["container"], action["probe"]
+    if sim.kubelet is not None:
+        sim.kubelet.by_name[name].health[probe] = healthy
+    else:
+        behaviour = sim.behaviours.setdefault(name, {})
+        behaviour.setdefault("probes", {})[probe] = "healthy" if healthy else "failing"
+    sim.transition("running", f"Container/{name}", f"health.{probe}", not healthy, healthy,
+                   f"The process now {'passes' if healthy else 'fails'} its {probe} check",
+                   container=name)  # fmt: skip
+
+
+def _crash(sim: Simulation, action: dict) -> None:
+    record = sim.kubelet.by_name[action["container"]]
+    sim.kubelet.runtime.exit(record.newest, action["exitCode"])
+
+
+def _oom(sim: Simulation, action: dict) -> None:
+    record = sim.kubelet.by_name[action["container"]]
+    sim.kubelet.runtime.oom(record.newest)
+
+
+def _node_down(sim: Simulation, action: dict) -> None:
+    state = sim.nodes_by_name[action["node"]]
+    state.kubelet_up = False
+    sim.transition("running", f"Node/{state.name}", "kubelet", "running", "stopped",
+                   f"The kubelet on {state.name} stopped posting status", stage=4)  # fmt: skip
+    state.timers.append(
+        sim.clock.after(NODE_MONITOR_GRACE_PERIOD_MS, lambda: _node_not_ready(sim, state), URGENT)
+    )
+
+
+def _node_not_ready(sim: Simulation, state: NodeState) -> None:
+    """The node monitor grace period ran out: Unknown, tainted, pods not ready."""
+    state.not_ready = True
+    state.obj = mark_node_unknown(state.obj, sim.now_ms)
+    sim.transition("running", f"Node/{state.name}", "conditions.Ready", "True", "Unknown",
+                   "Kubelet stopped posting node status.", stage=4)  # fmt: skip
+    if sim.node_name != state.name or sim.pod_removed:
+        return
+    sim.mark_pod_not_ready()
+    sim.pod_event(WARNING, "NodeNotReady", "Node is not ready", component="node-controller")
+    seconds = unreachable_toleration_seconds(sim.pod_spec)
+    if seconds is not None:
+        state.timers.append(sim.clock.after(seconds * 1000, lambda: _evict(sim, state), URGENT))
+
+
+def _evict(sim: Simulation, state: NodeState) -> None:
+    """The taint-eviction controller deletes the Pod once its toleration ran out."""
+    if sim.pod_removed or sim.deletion_ms is not None:
+        return
+    sim.pod_event(NORMAL, "TaintManagerEviction", f"Marking for deletion Pod {sim.namespace}/{sim.pod_name}",
+                  component="taint-eviction-controller")  # fmt: skip
+    sim.delete_pod(None, cause="Evicted: the node is unreachable")
+
+
+def _node_up(sim: Simulation, action: dict) -> None:
+    state = sim.nodes_by_name[action["node"]]
+    state.cancel_timers()
+    state.kubelet_up = True
+    sim.transition("running", f"Node/{state.name}", "kubelet", "stopped", "running",
+                   f"The kubelet on {state.name} is back", stage=4)  # fmt: skip
+    if state.not_ready:
+        state.not_ready = False
+        state.obj = mark_node_ready(state.obj, sim.now_ms)
+        sim.transition("running", f"Node/{state.name}", "conditions.Ready", "Unknown", "True",
+                       "kubelet is posting ready status", stage=4)  # fmt: skip
+    if sim.kubelet is not None and sim.kubelet.node_name == state.name:
+        sim.mark_dirty()
+        sim.kubelet.node_returned()
+        if sim.start_time_ms is None:
+            sim.clock.after(0, sim._kubelet_admits, URGENT)
+    sim.retry_scheduling()
+
+
+def _apply(sim: Simulation, action: dict) -> None:
+    for obj in action.pop("_objects"):
+        kind, name = obj["kind"], obj["metadata"]["name"]
+        if kind == "ConfigMap":
+            sim.config_maps[name] = obj
+        elif kind == "Secret":
+            sim.secrets[name] = obj
+        elif kind == "Service":
+            sim.services[name] = obj
+            sim.update_services()
+        elif kind == "Node":
+            _apply_node(sim, obj)
+        elif kind == "Pod":
+            _apply_pod(sim, obj)
+        sim.transition("submitted", f"{kind}/{name}", "applied", None, "applied",
+                       f"{kind} {name} applied", stage=1)  # fmt: skip
+    if sim.kubelet is not None:
+        sim.kubelet.request_sync()
+
+
+def _apply_node(sim: Simulation, obj: dict) -> None:
+    from webapp.engine.simulation import _with_node_defaults
+
+    name = obj["metadata"]["name"]
+    existing = sim.nodes_by_name.get(name)
+    if existing is None:
+        sim.nodes_by_name[name] = NodeState(_with_node_defaults(obj))
+    else:
+        existing.obj = _with_node_defaults(obj)
+    sim.retry_scheduling()
+
+
+def _apply_pod(sim: Simulation, obj: dict) -> None:
+    """An image change restarts that container ("definition changed")."""
+    new = apply_pod_defaults(obj)
+    old_spec = sim.pod_spec
+    metadata = dict(sim.pod_object_dict["metadata"])
+    for key in ("labels", "annotations"):
+        if key in new["metadata"]:
+            metadata[key] = new["metadata"][key]
+        else:
+            metadata.pop(key, None)
+    spec = dict(new["spec"])
+    if "nodeName" in old_spec:
+        spec["nodeName"] = old_spec["nodeName"]
+    sim.pod_object_dict = {**sim.pod_object_dict, "metadata": metadata, "spec": spec}
+    sim.mark_dirty()
+    sim.update_services()
+    kubelet = sim.kubelet
+    if kubelet is None:
+        return
+    for key in ("initContainers", "containers"):
+        for container in spec.get(key) or []:
+            record = kubelet.by_name[container["name"]]
+            changed = record.spec.get("image") != container.get("image")
+            record.spec = container
+            if changed and record.newest is not None and record.newest.running:
+                record.kill_message = (
+                    f"Container {record.name} definition changed, will be restarted"
+                )
+                record.kill_grace_s = kubelet.probe_kill_grace_seconds(None)
+
+
+_PERFORM = {
+    "delete": _delete,
+    "set-probe": _set_probe,
+    "crash": _crash,
+    "oom": _oom,
+    "node-down": _node_down,
+    "node-up": _node_up,
+    "apply": _apply,
+}

@@ -1,0 +1,82 @@
+"""A SimPy-like discrete-event core: integer virtual milliseconds and one heap.
+
+The heap is keyed by ``(time_ms, priority, sequence)`` so events due at the same instant run
+by priority and then in the order they were scheduled, because of the data structure and not
+by luck. Nothing here knows about Kubernetes; real-time pacing lives far above this module.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# Priorities for events due at the same millisecond: the API side (actions, controllers)
+# acts before the kubelet reacts, and probes tick last so they see the newest state.
+URGENT = 0
+NORMAL = 1
+LATE = 2
+
+
+@dataclass(eq=False, slots=True)
+class Timer:
+    """A scheduled callback. ``cancel()`` leaves it in the heap but makes it a no-op."""
+
+    at_ms: int
+    callback: Callable[[], None] | None
+    cancelled: bool = field(default=False)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.callback = None
+
+
+class Clock:
+    """Virtual time in integer milliseconds with ``schedule``, ``peek``, ``step`` and ``run``."""
+
+    __slots__ = ("_heap", "_sequence", "now_ms", "processed")
+
+    def __init__(self) -> None:
+        self.now_ms = 0
+        self.processed = 0
+        self._heap: list[tuple[int, int, int, Timer]] = []
+        self._sequence = 0
+
+    def schedule(self, at_ms: int, callback: Callable[[], None], priority: int = NORMAL) -> Timer:
+        """Run ``callback`` at ``at_ms`` (never earlier than now)."""
+        at_ms = max(int(at_ms), self.now_ms)
+        timer = Timer(at_ms, callback)
+        self._sequence += 1
+        heapq.heappush(self._heap, (at_ms, priority, self._sequence, timer))
+        return timer
+
+    def after(self, delay_ms: int, callback: Callable[[], None], priority: int = NORMAL) -> Timer:
+        return self.schedule(self.now_ms + int(delay_ms), callback, priority)
+
+    def peek(self) -> int | None:
+        """Time of the next live event, or None when nothing is queued."""
+        heap = self._heap
+        while heap and heap[0][3].cancelled:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else None
+
+    def step(self) -> bool:
+        """Run the next live event; False when the queue is empty."""
+        if self.peek() is None:
+            return False
+        at_ms, _, _, timer = heapq.heappop(self._heap)
+        self.now_ms = at_ms
+        callback = timer.callback
+        timer.cancel()
+        self.processed += 1
+        callback()
+        return True
+
+    def run(self, until_ms: int) -> None:
+        """Run every event due at or before ``until_ms``, then set the clock to it."""
+        while True:
+            next_ms = self.peek()
+            if next_ms is None or next_ms > until_ms:
+                break
+            self.step()
+        self.now_ms = max(self.now_ms, int(until_ms))

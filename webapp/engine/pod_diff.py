@@ -1,0 +1,185 @@
+"""Transitions derived from two versions of the Pod (and of an EndpointSlice).
+
+What kubectl would show changing becomes a transition with the stage and step the page
+animates: container state / ready / started / restartCount, the phase, each condition,
+deletionTimestamp and podIP.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from webapp.engine.simulation import Simulation
+
+PHASE_STEP = {
+    "Pending": "kubelet",
+    "Running": "running",
+    "Succeeded": "outcome",
+    "Failed": "outcome",
+}
+CONDITION_STEP = {
+    "PodScheduled": "scheduled",
+    "PodReadyToStartContainers": "kubelet",
+    "Initialized": "init",
+    "ContainersReady": "readiness",
+    "Ready": "readiness",
+}
+WAITING_STEP = {
+    "ContainerCreating": "kubelet",
+    "PodInitializing": "kubelet",
+    "ErrImagePull": "pull",
+    "ImagePullBackOff": "pull",
+    "ErrImageNeverPull": "pull",
+    "CreateContainerConfigError": "volumes",
+    "CrashLoopBackOff": "backoff",
+    "PostStartHookError": "postStart",
+}
+
+
+def state_summary(state: dict) -> dict:
+    """``{"state", "reason", "exitCode"}`` of an API container state."""
+    if not state:
+        return {"state": None, "reason": None, "exitCode": None}
+    (kind, detail), *_ = state.items()
+    return {"state": kind, "reason": detail.get("reason"), "exitCode": detail.get("exitCode")}
+
+
+def _container_kinds(sim: Simulation) -> dict[str, str]:
+    if sim.kubelet is None:
+        return {}
+    return {record.name: record.kind for record in sim.kubelet.records}
+
+
+def _state_step(kind: str, summary: dict, deleting: bool, signal: str | None) -> str:
+    if kind == "init":
+        return "init"
+    if kind == "sidecar" and not deleting:
+        return "sidecar"
+    if summary["state"] == "waiting":
+        return WAITING_STEP.get(summary["reason"] or "", "kubelet")
+    if summary["state"] == "running":
+        return "running"
+    if deleting:
+        return "sigkill" if signal == "SIGKILL" else "sigterm"
+    return "exit"
+
+
+def _state_cause(summary: dict, detail: dict) -> str:
+    kind = summary["state"]
+    if kind == "waiting":
+        return detail.get("message") or f"Waiting: {summary['reason'] or 'created'}"
+    if kind == "running":
+        return "Container is running"
+    return f"Exited with code {summary['exitCode']} ({summary['reason']})"
+
+
+def _container_items(sim: Simulation, old: dict, new: dict, deleting: bool) -> list[dict]:
+    kinds = _container_kinds(sim)
+    items = []
+    old_by_name = {
+        s["name"]: s
+        for key in ("initContainerStatuses", "containerStatuses")
+        for s in old.get(key) or []
+    }
+    for key in ("initContainerStatuses", "containerStatuses"):
+        for status in new.get(key) or []:
+            name = status["name"]
+            before = old_by_name.get(name) or {}
+            kind = kinds.get(name, "app")
+            obj = f"Container/{name}"
+            summary = state_summary(status["state"])
+            old_summary = state_summary(before.get("state") or {})
+            if summary != old_summary:
+                signal = _last_signal(sim, name)
+                detail = next(iter(status["state"].values()), {})
+                items.append(dict(step=_state_step(kind, summary, deleting, signal), obj=obj,
+                                  field="state", before=old_summary if before else None,
+                                  after=summary, cause=_state_cause(summary, detail),
+                                  container=name))  # fmt: skip
+            for field, step in (("started", "startupProbe"), ("ready", "readiness"),
+                                ("restartCount", "backoff")):  # fmt: skip
+                if before.get(field) != status.get(field) and (before or status.get(field)):
+                    if field == "started" and not _has_probe(sim, name, "startup"):
+                        step = "running"
+                    if kind in ("init", "sidecar") and not deleting and field != "ready":
+                        step = "init" if kind == "init" else "sidecar"
+                    items.append(dict(step=step, obj=obj, field=field, before=before.get(field),
+                                      after=status.get(field), cause=_field_cause(field, status),
+                                      container=name))  # fmt: skip
+    return items
+
+
+def _has_probe(sim: Simulation, name: str, probe_type: str) -> bool:
+    record = sim.kubelet.by_name.get(name) if sim.kubelet else None
+    return record is not None and probe_type in record.probes
+
+
+def _last_signal(sim: Simulation, name: str) -> str | None:
+    record = sim.kubelet.by_name.get(name) if sim.kubelet else None
+    instance = record.newest if record else None
+    return instance.signal if instance else None
+
+
+def _field_cause(field: str, status: dict) -> str:
+    value = status.get(field)
+    if field == "restartCount":
+        return f"Restarted ({value} restarts)"
+    if field == "started":
+        return "Container started" if value else "Container not started"
+    return "Container is ready" if value else "Container is not ready"
+
+
+def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any]]:
+    """Transitions for everything visible that changed between two Pod versions."""
+    items: list[dict[str, Any]] = []
+    pod_obj = sim.pod_object
+    old_status, new_status = old.get("status") or {}, new.get("status") or {}
+    deleting = "deletionTimestamp" in new["metadata"]
+    old_deletion = old["metadata"].get("deletionTimestamp")
+    if new["metadata"].get("deletionTimestamp") != old_deletion:
+        grace = new["metadata"].get("deletionGracePeriodSeconds")
+        items.append(dict(step="grace", obj=pod_obj, field="deletionTimestamp", before=old_deletion,
+                          after=new["metadata"].get("deletionTimestamp"),
+                          cause=f"Deletion requested with a grace period of {grace}s", stage=5))  # fmt: skip
+    if old_status.get("podIP") != new_status.get("podIP"):
+        items.append(dict(step="kubelet", obj=pod_obj, field="podIP", before=old_status.get("podIP"),
+                          after=new_status.get("podIP"), cause="Sandbox network ready"))  # fmt: skip
+    items.extend(_container_items(sim, old_status, new_status, deleting))
+    old_conditions = {c["type"]: c for c in old_status.get("conditions") or []}
+    for condition in new_status.get("conditions") or []:
+        before = old_conditions.get(condition["type"], {}).get("status")
+        if before != condition["status"]:
+            cause = (
+                condition.get("message")
+                or condition.get("reason")
+                or (f"{condition['type']} is {condition['status']}")
+            )
+            items.append(dict(step=CONDITION_STEP.get(condition["type"], "kubelet"), obj=pod_obj,
+                              field=f"conditions.{condition['type']}", before=before,
+                              after=condition["status"], cause=cause))  # fmt: skip
+    if old_status.get("phase") != new_status.get("phase"):
+        phase = new_status.get("phase")
+        items.append(dict(step=PHASE_STEP.get(phase, "kubelet"), obj=pod_obj, field="phase",
+                          before=old_status.get("phase"), after=phase,
+                          cause=f"Phase {phase}",
+                          stage=5 if deleting else None))  # fmt: skip
+    return items
+
+
+def endpoint_transitions(old: dict | None, new: dict) -> list[dict[str, Any]]:
+    """One transition per changed endpoint condition (ready / serving / terminating)."""
+    obj = f"EndpointSlice/{new['metadata']['name']}"
+    old_endpoints = (old or {}).get("endpoints") or []
+    new_endpoints = new.get("endpoints") or []
+    before = old_endpoints[0].get("conditions", {}) if old_endpoints else {}
+    after = new_endpoints[0].get("conditions", {}) if new_endpoints else {}
+    items = []
+    for key in ("ready", "serving", "terminating"):
+        if before.get(key) != after.get(key):
+            terminating = bool(after.get("terminating")) or (bool(before) and not after)
+            items.append(dict(step="endpoints" if terminating else "readiness", obj=obj,
+                              field=f"endpoints.{key}", before=before.get(key), after=after.get(key),
+                              cause=f"Endpoint {key}: {after.get(key)}" if after else "Endpoint removed",
+                              stage=5 if terminating else 4))  # fmt: skip
+    return items

@@ -1,0 +1,99 @@
+"""SimPy-like processes on the virtual clock: generators that yield what they wait for.
+
+A process generator yields either an ``int`` (sleep that many virtual ms) or a
+:class:`Signal` (wait until it fires). The kubelet's sequential start loop, its blocking
+hooks and its parallel container kills are written this way, so they read like the Go code
+they mirror.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+from webapp.engine.clock import NORMAL, Clock, Timer
+
+ProcessGenerator = Generator[Any, None, Any]
+
+
+class Signal:
+    """A one-shot condition processes can wait for (SimPy's ``Event``)."""
+
+    __slots__ = ("_waiters", "fired", "value")
+
+    def __init__(self) -> None:
+        self.fired = False
+        self.value: Any = None
+        self._waiters: list[Callable[[], None]] = []
+
+    def fire(self, value: Any = None) -> None:
+        if self.fired:
+            return
+        self.fired = True
+        self.value = value
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            waiter()
+
+    def wait(self, callback: Callable[[], None]) -> None:
+        if self.fired:
+            callback()
+        else:
+            self._waiters.append(callback)
+
+
+class Process:
+    """Drives one generator; ``done`` fires with its return value. ``cancel()`` drops it."""
+
+    __slots__ = ("_clock", "_gen", "_priority", "_timer", "cancelled", "done")
+
+    def __init__(self, clock: Clock, gen: ProcessGenerator, priority: int = NORMAL) -> None:
+        self._clock = clock
+        self._gen = gen
+        self._priority = priority
+        self._timer: Timer | None = None
+        self.cancelled = False
+        self.done = Signal()
+        self._resume()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self._gen.close()
+
+    def _resume(self) -> None:
+        if self.cancelled:
+            return
+        self._timer = None
+        try:
+            waited = next(self._gen)
+        except StopIteration as stop:
+            self.done.fire(stop.value)
+            return
+        if isinstance(waited, Signal):
+            waited.wait(self._resume_later)
+        else:
+            self._timer = self._clock.after(int(waited), self._resume, self._priority)
+
+    def _resume_later(self) -> None:
+        # Resume through the clock so a firing signal never re-enters its firer's frame.
+        if not self.cancelled:
+            self._timer = self._clock.after(0, self._resume, self._priority)
+
+
+def all_of(signals: list[Signal]) -> Signal:
+    """A signal that fires once every signal in ``signals`` has fired."""
+    combined = Signal()
+    remaining = [len(signals)]
+
+    def one_done() -> None:
+        remaining[0] -= 1
+        if remaining[0] == 0:
+            combined.fire()
+
+    if not signals:
+        combined.fire()
+    for signal in signals:
+        signal.wait(one_done)
+    return combined

@@ -1,0 +1,535 @@
+"""The ``Simulation``: one Pod in a tiny cluster, driven by a virtual clock.
+
+The API server side lives here (the Pod object, resourceVersions and watch events,
+deletion, the scheduler's binding, Services and their EndpointSlices, ConfigMaps, Secrets,
+Nodes); the kubelet of the Pod's node lives in :mod:`kubelet`. After every clock event
+the Pod object is rebuilt if something changed, a watch event is recorded and the changes
+become transitions (see docs/internals.md).
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import datetime
+from typing import Any
+
+from webapp.engine import scheduler
+from webapp.engine.actions import ActionError, perform_action, validate_action
+from webapp.engine.clock import URGENT, Clock
+from webapp.engine.conditions import mark_pod_not_ready, pod_conditions
+from webapp.engine.defaults import apply_pod_defaults, pod_qos_class
+from webapp.engine.events import NORMAL, WARNING, EventRecorder, ObjectReference
+from webapp.engine.images import ImageRegistry
+from webapp.engine.kubelet import Kubelet
+from webapp.engine.node_lifecycle import NodeState
+from webapp.engine.phase import FAILED, SUCCEEDED, pod_phase
+from webapp.engine.pod_diff import endpoint_transitions, pod_transitions
+from webapp.engine.quantity import memory_bytes
+from webapp.engine.runtime import ContainerInstance
+from webapp.engine.status import api_container_status, probe_started_ready
+from webapp.engine.termination import effective_grace_seconds
+from webapp.engine.timefmt import rfc3339, to_ms, wall_time
+from webapp.engine.transitions import TransitionLog
+
+SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
+FIRST_RESOURCE_VERSION = 1000
+
+
+class Simulation:
+    """A deterministic run of one scenario. See docs/internals.md for the API."""
+
+    def __init__(self, scenario: Any, seed: int = 0) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.clock = Clock()
+        self._log = TransitionLog()
+        self.transitions: list[dict] = self._log.items
+        self.recorder = EventRecorder()
+        self.pod_versions: list[tuple[float, str, dict]] = []
+        self.actions: list[dict] = []
+        document = scenario.simulation
+        self.behaviours: dict[str, dict] = document.get("containers") or {}
+        self.images = ImageRegistry(document.get("images") or {}, self.rng)
+        self.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
+        self.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
+        self.services = {o["metadata"]["name"]: o for o in scenario.services}
+        nodes = list(scenario.nodes) or scheduler.default_nodes()
+        self.nodes_by_name = {
+            n["metadata"]["name"]: NodeState(_with_node_defaults(n)) for n in nodes
+        }
+        self.pod_object_dict = apply_pod_defaults(scenario.pod)
+        self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        self.node_name: str | None = None
+        self.kubelet: Kubelet | None = None
+        self.scheduled_condition: dict | None = None
+        self.deletion_ms: int | None = None
+        self.deletion_grace_seconds: int | None = None
+        self.pod_removed = False
+        self.start_time_ms: int | None = None
+        self._kubelet_status: dict | None = None
+        self._resource_version = FIRST_RESOURCE_VERSION
+        self._dirty = True
+        self._pod: dict | None = None
+        self._slices: dict[str, dict] = {}
+        self._terminal_phase: str | None = None
+        self._submit()
+
+    # -- construction -------------------------------------------------------------------
+
+    @classmethod
+    def from_yaml(cls, text: str, seed: int = 0) -> Simulation:
+        from webapp.manifest import parse_scenario
+
+        return cls(parse_scenario(text), seed=seed)
+
+    @classmethod
+    def from_scenario(cls, scenario: Any, seed: int = 0) -> Simulation:
+        return cls(scenario, seed=seed)
+
+    @classmethod
+    def replay(cls, scenario: Any, actions: list[dict], until: float, seed: int = 0) -> Simulation:
+        """Rebuild by re-running from t=0, applying each logged action at its time."""
+        sim = cls(scenario, seed=seed)
+        until_ms = to_ms(until)
+        for action in actions:
+            at_ms = to_ms(action.get("at", 0))
+            if at_ms > until_ms:
+                break
+            sim._run_until(at_ms)
+            sim.act({k: v for k, v in action.items() if k != "at"})
+        sim._run_until(until_ms)
+        return sim
+
+    def _submit(self) -> None:
+        self._log.record(0, "submitted", self.pod_object, "phase", None, "Pending",
+                         "The API server stored the Pod")  # fmt: skip
+        self._flush()
+        self.clock.schedule(0, self._schedule_attempt, URGENT)
+        for action in self.scenario.simulation.get("script") or []:
+            self.clock.schedule(to_ms(action.get("at", 0)), self._script_action(action), URGENT)
+
+    def _script_action(self, action: dict):
+        def run() -> None:
+            try:
+                payload = {k: v for k, v in action.items() if k != "at"}
+                perform_action(self, validate_action(self, payload))
+            except ActionError:
+                pass  # a scripted action that no longer applies is skipped
+
+        return run
+
+    # -- names --------------------------------------------------------------------------
+
+    @property
+    def pod_name(self) -> str:
+        return self.pod_object_dict["metadata"]["name"]
+
+    @property
+    def namespace(self) -> str:
+        return self.pod_object_dict["metadata"].get("namespace", "default")
+
+    @property
+    def pod_spec(self) -> dict:
+        return self.pod_object_dict["spec"]
+
+    @property
+    def pod_object(self) -> str:
+        return f"Pod/{self.pod_name}"
+
+    @property
+    def pod_format(self) -> str:
+        """``format.Pod``: ``web_default(<uid>)``."""
+        return f"{self.pod_name}_{self.namespace}({self.uid})"
+
+    # -- clock --------------------------------------------------------------------------
+
+    @property
+    def now_ms(self) -> int:
+        return self.clock.now_ms
+
+    @property
+    def now(self) -> float:
+        return self.clock.now_ms / 1000
+
+    def wall_time(self, t: float | None = None) -> datetime:
+        return wall_time(self.clock.now_ms if t is None else to_ms(t))
+
+    def advance(self, seconds: float) -> None:
+        """Run every event due up to now + ``seconds``."""
+        self._run_until(self.clock.now_ms + to_ms(seconds))
+
+    def next_event_time(self) -> float | None:
+        next_ms = self.clock.peek()
+        return None if next_ms is None else next_ms / 1000
+
+    def step(self) -> bool:
+        """Advance to the next event time and run everything due then."""
+        next_ms = self.clock.peek()
+        if next_ms is None:
+            return False
+        self._run_until(next_ms)
+        return True
+
+    def _run_until(self, until_ms: int) -> None:
+        clock = self.clock
+        while True:
+            next_ms = clock.peek()
+            if next_ms is None or next_ms > until_ms:
+                break
+            clock.step()
+            if self._dirty:
+                self._flush()
+        clock.now_ms = max(clock.now_ms, until_ms)
+
+    # -- actions ------------------------------------------------------------------------
+
+    def act(self, action: dict) -> None:
+        """Apply a user action now; ActionError (not logged) when it is invalid."""
+        checked = validate_action(self, action)
+        perform_action(self, checked)
+        self.actions.append({"at": self.now, **action})
+        if self._dirty:
+            self._flush()
+
+    # -- outputs ------------------------------------------------------------------------
+
+    def pod(self) -> dict | None:
+        """The Pod as ``kubectl get pod -o json`` shows it; None once it is gone."""
+        if self._dirty:
+            self._flush()
+        return None if self.pod_removed else self._pod
+
+    def events(self) -> list[dict]:
+        return [dict(event) for event in self.recorder.items]
+
+    def endpoint_slices(self) -> list[dict]:
+        return [self._slices[name] for name in sorted(self._slices)]
+
+    def nodes(self) -> list[dict]:
+        return [state.obj for state in self.nodes_by_name.values()]
+
+    def trace(self) -> dict:
+        return {
+            "pod": self.pod(),
+            "events": self.events(),
+            "transitions": self.transitions,
+            "endpointSlices": self.endpoint_slices(),
+        }
+
+    # -- hooks for the kubelet and the controllers --------------------------------------
+
+    def mark_dirty(self) -> None:
+        self._dirty = True
+
+    def transition(self, step: str, obj: str, field: str, before: Any, after: Any, cause: str,
+                   *, container: str | None = None, stage: int | None = None) -> None:  # fmt: skip
+        if stage is None and self.deletion_ms is not None:
+            stage = 5
+        self._log.record(self.clock.now_ms, step, obj, field, before, after, cause,
+                         container=container, stage=stage)  # fmt: skip
+
+    def pod_event(self, event_type: str, reason: str, message: str, *, component: str,
+                  host: str = "", field_path: str = "") -> None:  # fmt: skip
+        ref = ObjectReference("Pod", self.pod_name, self.namespace, self.uid, field_path=field_path)
+        self.recorder.record(self.clock.now_ms, ref, event_type, reason, message,
+                             component=component, host=host)  # fmt: skip
+
+    def node_up(self, name: str) -> bool:
+        state = self.nodes_by_name.get(name)
+        return state is not None and state.kubelet_up
+
+    def node_images(self, name: str) -> dict[str, str]:
+        return self.nodes_by_name[name].images
+
+    def allocate_pod_ip(self) -> str:
+        node = self.nodes_by_name[self.node_name or ""].obj
+        cidr = ((node.get("spec") or {}).get("podCIDR")) or "10.244.1.0/24"
+        prefix = cidr.split("/")[0].rsplit(".", 1)[0]
+        return f"{prefix}.{self.rng.randint(2, 254)}"
+
+    def memory_limit_bytes(self, container: dict) -> int | None:
+        limit = ((container.get("resources") or {}).get("limits") or {}).get("memory")
+        return None if limit is None else memory_bytes(limit)
+
+    def runtime_start(self, instance: ContainerInstance) -> None:
+        self.mark_dirty()
+
+    def runtime_exit(self, instance: ContainerInstance) -> None:
+        """The runtime saw a process end: record signals and the exit itself."""
+        obj = f"Container/{instance.name}"
+        if instance.signal == "SIGKILL":
+            self.transition("sigkill", obj, "signal", "SIGTERM", "SIGKILL",
+                            "Grace period over: SIGKILL", container=instance.name)  # fmt: skip
+        self.transition(
+            "exit", obj, "runtime", "running", "exited",
+            f"Process exited with code {instance.exit_code} ({instance.reason})",
+            container=instance.name,
+        )  # fmt: skip
+        self.mark_dirty()
+
+    def kubelet_grace_seconds(self) -> int:
+        spec_grace = int(self.pod_spec.get("terminationGracePeriodSeconds", 30))
+        return effective_grace_seconds(self.deletion_grace_seconds, spec_grace)
+
+    # -- scheduler ----------------------------------------------------------------------
+
+    def _schedule_attempt(self) -> None:
+        """``scheduleOne``: bind to a node, or FailedScheduling and wait for a change."""
+        if self.node_name or self.pod_removed or self.deletion_ms is not None:
+            return
+        nodes = [state.obj for state in self.nodes_by_name.values()]
+        result = scheduler.schedule(self.pod_object_dict, nodes)
+        if result.node_name is None:
+            self.scheduled_condition = {"status": "False", "reason": "Unschedulable",
+                                        "message": result.message}  # fmt: skip
+            self.pod_event(
+                WARNING, "FailedScheduling", result.message, component="default-scheduler"
+            )
+            self.transition("scheduling", self.pod_object, "conditions.PodScheduled", None,
+                            "False", result.message)  # fmt: skip
+            self.clock.after(SCHEDULER_RETRY_MS, self._schedule_attempt, URGENT)
+            self.mark_dirty()
+            return
+        self.bind(result.node_name)
+
+    def retry_scheduling(self) -> None:
+        if self.node_name is None and self.scheduled_condition is not None:
+            self.clock.after(0, self._schedule_attempt, URGENT)
+
+    def bind(self, node_name: str) -> None:
+        """The binding subresource: nodeName and PodScheduled=True; the kubelet takes over."""
+        self.node_name = node_name
+        self.pod_object_dict["spec"] = dict(self.pod_spec, nodeName=node_name)
+        self.scheduled_condition = {"status": "True"}
+        self.pod_event(NORMAL, "Scheduled",
+                       f"Successfully assigned {self.namespace}/{self.pod_name} to {node_name}",
+                       component="default-scheduler")  # fmt: skip
+        self.transition("scheduled", self.pod_object, "spec.nodeName", None, node_name,
+                        f"Scheduled to {node_name}")  # fmt: skip
+        self.mark_dirty()
+        self.kubelet = Kubelet(self, node_name)
+        self.clock.after(0, self._kubelet_admits, URGENT)
+
+    def _kubelet_admits(self) -> None:
+        if self.kubelet is None or not self.node_up(self.kubelet.node_name):
+            return
+        self.start_time_ms = self.clock.now_ms
+        self.transition("kubelet", self.pod_object, "status.startTime", None,
+                        rfc3339(self.start_time_ms), f"Kubelet on {self.node_name} admitted the Pod")  # fmt: skip
+        self.kubelet.request_sync()
+
+    # -- deletion -----------------------------------------------------------------------
+
+    def delete_pod(
+        self, grace_seconds: int | None, *, force: bool = False, cause: str = ""
+    ) -> None:
+        """``CheckGracefulDelete`` and the registry: deletionTimestamp, or removal at once."""
+        spec_grace = int(self.pod_spec.get("terminationGracePeriodSeconds", 30))
+        grace = spec_grace if grace_seconds is None else max(0, int(grace_seconds))
+        phase = (self._pod or {}).get("status", {}).get("phase")
+        if self.node_name is None or phase in (SUCCEEDED, FAILED):
+            grace = 0
+        if self.deletion_ms is not None:
+            grace = min(grace, self.deletion_grace_seconds or 0)
+        self.deletion_grace_seconds = grace
+        self.deletion_ms = self.clock.now_ms
+        self.mark_dirty()
+        if grace == 0:
+            self._flush()
+            self.remove_pod(cause or "Deleted with grace period 0")
+            if self.kubelet is not None and not self.kubelet.terminal:
+                self.kubelet.pod_deleted()
+            return
+        self._flush()
+        if self.kubelet is not None:
+            self.kubelet.pod_deleted()
+
+    def kubelet_finished_pod(self) -> None:
+        """The kubelet stopped every container: final status, then the object is deleted."""
+        self._flush()
+        if not self.pod_removed:
+            self.remove_pod("All containers stopped; the kubelet removed the Pod")
+
+    def remove_pod(self, cause: str) -> None:
+        if self.pod_removed:
+            return
+        self._flush()
+        self.pod_removed = True
+        self._resource_version += 1
+        last = self._pod
+        self.pod_versions.append((self.now, "DELETED", last))
+        self.transition("removed", self.pod_object, "exists", True, False, cause, stage=5)
+        phase = (last or {}).get("status", {}).get("phase")
+        self.transition("outcome", self.pod_object, "outcome", phase, "removed",
+                        "The Pod object is gone from the API", stage=5)  # fmt: skip
+        self._update_endpoints(None)
+
+    # -- status -------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        """Rebuild the Pod if needed; on change bump resourceVersion and log transitions."""
+        self._dirty = False
+        if self.pod_removed:
+            return
+        pod = self._build_pod()
+        old = self._pod
+        if old is not None and pod == old:
+            return
+        self._resource_version += 1
+        pod["metadata"]["resourceVersion"] = str(self._resource_version)
+        self._pod = pod
+        self.pod_versions.append((self.now, "ADDED" if old is None else "MODIFIED", pod))
+        if old is not None:
+            for item in pod_transitions(self, old, pod):
+                self.transition(**item)
+        self._update_endpoints(pod)
+
+    def _build_pod(self) -> dict:
+        source = self.pod_object_dict
+        metadata = {k: v for k, v in source["metadata"].items() if k not in ("resourceVersion",)}
+        metadata["uid"] = self.uid
+        metadata["resourceVersion"] = str(self._resource_version)
+        metadata["creationTimestamp"] = rfc3339(0)
+        if self.deletion_ms is not None:
+            metadata["deletionTimestamp"] = rfc3339(
+                self.deletion_ms + self.deletion_grace_seconds * 1000
+            )
+            metadata["deletionGracePeriodSeconds"] = self.deletion_grace_seconds
+        metadata = dict(sorted(metadata.items()))
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": metadata,
+            "spec": source["spec"],
+            "status": self._build_status(),
+        }
+
+    def _build_status(self) -> dict:
+        kubelet = self.kubelet
+        if (
+            kubelet is None
+            or self.start_time_ms is None
+            or all(r.snapshot is None for r in kubelet.records)
+        ):
+            status: dict = {"phase": "Pending"}
+            if self.scheduled_condition is not None:
+                status["conditions"] = [self._scheduler_condition()]
+            status["qosClass"] = pod_qos_class(self.pod_object_dict)
+            return status
+        if not self.node_up(kubelet.node_name) and self._kubelet_status is not None:
+            return self._kubelet_status  # the kubelet cannot post; the controller may patch
+        self._kubelet_status = self._generate_kubelet_status(kubelet)
+        return self._kubelet_status
+
+    def _scheduler_condition(self) -> dict:
+        """PodScheduled as the scheduler (False, Unschedulable) or the binding (True) set it."""
+        wanted = self.scheduled_condition or {}
+        for condition in self._previous_conditions():
+            same = condition["type"] == "PodScheduled" and condition["status"] == wanted["status"]
+            if same and condition.get("message") == wanted.get("message"):
+                return condition
+        condition = {"type": "PodScheduled", "status": wanted["status"], "lastProbeTime": None,
+                     "lastTransitionTime": rfc3339(self.clock.now_ms)}  # fmt: skip
+        for key in ("reason", "message"):
+            if wanted.get(key):
+                condition[key] = wanted[key]
+        return condition
+
+    def _previous_conditions(self) -> list[dict]:
+        return list(((self._pod or {}).get("status") or {}).get("conditions") or [])
+
+    def _generate_kubelet_status(self, kubelet: Kubelet) -> dict:
+        """``generateAPIPodStatus`` plus the prober's started / ready."""
+        init_statuses, statuses = [], []
+        for record in kubelet.records:
+            if record.snapshot is None:
+                continue
+            started, ready = probe_started_ready(
+                record.snapshot,
+                regular_init=record.kind == "init",
+                startup_result=record.result("startup"),
+                readiness_result=record.result("readiness"),
+            )
+            status = api_container_status(record.snapshot, started=started, ready=ready)
+            (statuses if record.kind == "app" else init_statuses).append(status)
+        probe_pod = {"metadata": self.pod_object_dict["metadata"], "spec": self.pod_spec,
+                     "status": {"initContainerStatuses": init_statuses,
+                                "containerStatuses": statuses,
+                                "conditions": self._previous_conditions()}}  # fmt: skip
+        phase = pod_phase(
+            probe_pod, pod_is_terminal=kubelet.terminal, pod_has_initialized=kubelet.initialized
+        )
+        if self._terminal_phase is not None:
+            phase = self._terminal_phase  # terminal phases are sticky (§1.6)
+        elif phase in (SUCCEEDED, FAILED):
+            self._terminal_phase = phase
+        conditions = pod_conditions(
+            probe_pod, phase=phase, sandbox_ready=kubelet.sandbox_ready,
+            scheduled={"status": "True"}, previous=self._previous_conditions(),
+            now=rfc3339(self.clock.now_ms),
+        )  # fmt: skip
+        node = self.nodes_by_name[kubelet.node_name].obj
+        host_ip = _internal_ip(node)
+        status = {"phase": phase, "conditions": conditions, "hostIP": host_ip,
+                  "hostIPs": [{"ip": host_ip}]}  # fmt: skip
+        if kubelet.pod_ip:
+            status["podIP"] = kubelet.pod_ip
+            status["podIPs"] = [{"ip": kubelet.pod_ip}]
+        status["startTime"] = rfc3339(self.start_time_ms or 0)
+        if init_statuses:
+            status["initContainerStatuses"] = init_statuses
+        status["containerStatuses"] = statuses
+        status["qosClass"] = pod_qos_class(self.pod_object_dict)
+        return status
+
+    def mark_pod_not_ready(self) -> None:
+        """MarkPodsNotReady on our Pod: only the Ready condition flips to False."""
+        if self._kubelet_status is None or self.pod_removed:
+            return
+        status = dict(self._kubelet_status)
+        status["conditions"] = mark_pod_not_ready(
+            status.get("conditions") or [], rfc3339(self.now_ms)
+        )
+        self._kubelet_status = status
+        self.mark_dirty()
+
+    # -- endpoints ----------------------------------------------------------------------
+
+    def _update_endpoints(self, pod: dict | None) -> None:
+        if not self.services:
+            return
+        from webapp.engine.endpoints import endpoint_slice
+
+        for name, service in self.services.items():
+            new = endpoint_slice(service, pod)
+            old = self._slices.get(name)
+            if new == old:
+                continue
+            self._slices[name] = new
+            for item in endpoint_transitions(old, new):
+                self.transition(**item)
+
+    def update_services(self) -> None:
+        self._update_endpoints(None if self.pod_removed else self._pod)
+
+
+def _internal_ip(node: dict) -> str:
+    for address in (node.get("status") or {}).get("addresses") or []:
+        if address.get("type") == "InternalIP":
+            return address.get("address", "")
+    return "10.0.0.11"
+
+
+def _with_node_defaults(node: dict) -> dict:
+    """A Node from the scenario gets a Ready condition and an address if it lacks them."""
+    node = dict(node)
+    status = dict(node.get("status") or {})
+    if not any(c.get("type") == "Ready" for c in status.get("conditions") or []):
+        status["conditions"] = [*(status.get("conditions") or []), {
+            "type": "Ready", "status": "True", "lastHeartbeatTime": rfc3339(0),
+            "lastTransitionTime": rfc3339(0), "reason": "KubeletReady",
+            "message": "kubelet is posting ready status"}]  # fmt: skip
+    node["status"] = status
+    return node
