@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
-from . import realtime, routes, security
+from . import realtime, routes, security, storage
 from .config import load_config
 from .paths import resource_dir
 
@@ -35,8 +35,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         cors_allowed_origins=None,  # same origin only
     )
     security.init_app(app)
-    routes.init_app(app)
-    realtime.init_app(app, socketio)
+    storage.init_app(app)
+    catalog = routes.init_app(app)
+    realtime.init_app(app, socketio, catalog)
     return app
 
 

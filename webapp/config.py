@@ -15,6 +15,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_SESSIONS": 1000,
     "ACTIONS_PER_SECOND": 20,
     "TICK_SECONDS": 0.05,
+    "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
+    "SESSION_SCHEDULER": True,  # False: tests call Scheduler.tick(wall_now) themselves
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,

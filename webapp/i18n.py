@@ -1,0 +1,207 @@
+"""Server-side messages in English and 简体中文, and the choice between them.
+
+message("bad_speed", "zh", min=0.5, max=100)   # one message, parameters filled in
+negotiate_language("zh-CN,zh;q=0.9,en;q=0.8")  # "zh"
+
+Scenario errors carry their own catalogue (`webapp.manifest.localize_errors`); this one
+holds what the server itself says: sessions, limits, payloads, share links and pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+LANGUAGES: Final = ("en", "zh")
+DEFAULT_LANGUAGE: Final = "en"
+
+CATALOGUE: Final[dict[str, dict[str, str]]] = {
+    # Sessions and the connection
+    "unknown_session": {
+        "en": "This session has ended or never existed. Start a new one.",
+        "zh": "这个会话已经结束或者不存在。请开始一个新的会话。",
+    },
+    "no_session": {
+        "en": "Join a session first.",
+        "zh": "请先加入一个会话。",
+    },
+    "too_many_sessions": {
+        "en": "The server is running {limit} sessions, its limit. Try again in a few minutes.",
+        "zh": "服务器正在运行 {limit} 个会话，已达到上限。请过几分钟再试。",
+    },
+    "rate_limited": {
+        "en": "Too many requests: at most {limit} per second. Slow down a little.",
+        "zh": "请求太多了：每秒最多 {limit} 次。请慢一点。",
+    },
+    "invalid_payload": {
+        "en": "The message is not valid: {problem}.",
+        "zh": "消息无效：{problem}。",
+    },
+    "unknown_scenario": {
+        "en": 'There is no built-in scenario named "{name}".',
+        "zh": '没有名为 "{name}" 的内置场景。',
+    },
+    "internal_error": {
+        "en": "Something went wrong on the server. Your session is unchanged.",
+        "zh": "服务器出错了。你的会话没有受到影响。",
+    },
+    # The clock
+    "bad_speed": {
+        "en": "The speed must be between {min}× and {max}×.",
+        "zh": "速度必须在 {min}× 到 {max}× 之间。",
+    },
+    "bad_seek": {
+        "en": "You can seek to any second from 0 to {end}.",
+        "zh": "只能跳转到 0 到 {end} 秒之间的时刻。",
+    },
+    "unknown_clock_op": {
+        "en": 'Unknown clock control "{op}"; use play, pause, step, speed or seek.',
+        "zh": '未知的时钟操作 "{op}"；请使用 play、pause、step、speed 或 seek。',
+    },
+    "at_end": {
+        "en": "The simulation has reached its end at {end} seconds.",
+        "zh": "模拟已经在第 {end} 秒结束。",
+    },
+    # Actions and apply
+    "unknown_action": {
+        "en": 'Unknown action "{action}".',
+        "zh": '未知的操作 "{action}"。',
+    },
+    "action_refused": {
+        "en": "The action was refused: {reason}",
+        "zh": "操作被拒绝：{reason}",
+    },
+    "invalid_scenario": {
+        "en": "The scenario has {count} error(s).",
+        "zh": "场景中有 {count} 个错误。",
+    },
+    "text_too_large": {
+        "en": "The scenario text is {size} KiB; the limit is {limit} KiB.",
+        "zh": "场景文本大小为 {size} KiB，超过了 {limit} KiB 的上限。",
+    },
+    # Share links
+    "share_not_found": {
+        "en": "There is no shared scenario with this link.",
+        "zh": "没有找到这个链接对应的共享场景。",
+    },
+    "share_too_large": {
+        "en": "This is too large to share: the limit is {limit} KiB of scenario text.",
+        "zh": "内容太大，无法分享：场景文本的上限是 {limit} KiB。",
+    },
+    "share_rate_limited": {
+        "en": "Too many share links in a short time. Wait a minute and try again.",
+        "zh": "短时间内创建的分享链接太多了。请等一分钟再试。",
+    },
+    "share_invalid": {
+        "en": "The link cannot be made: {problem}.",
+        "zh": "无法创建链接：{problem}。",
+    },
+    # The 404 page
+    "page_not_found_title": {
+        "en": "Page not found",
+        "zh": "页面不存在",
+    },
+    "page_not_found_text": {
+        "en": "There is nothing at this address. A shared link may have been mistyped.",
+        "zh": "这个地址上什么也没有。分享的链接可能输错了。",
+    },
+    "share_not_found_text": {
+        "en": "No shared scenario has this link. Check that it was copied in full.",
+        "zh": "没有找到这个链接对应的共享场景。请检查链接是否完整复制。",
+    },
+    "scenario_not_found_text": {
+        "en": 'There is no built-in scenario named "{name}".',
+        "zh": '没有名为 "{name}" 的内置场景。',
+    },
+    "back_to_playground": {
+        "en": "Open the playground",
+        "zh": "打开演练场",
+    },
+    "app_title": {
+        "en": "Pod Lifecycle Playground",
+        "zh": "Pod 生命周期演练场",
+    },
+}
+
+# Short problem phrases interpolated into invalid_payload / share_invalid.
+PROBLEMS: Final[dict[str, dict[str, str]]] = {
+    "not_object": {"en": "expected a JSON object", "zh": "应为一个 JSON 对象"},
+    "not_string": {"en": '"{field}" must be text', "zh": '"{field}" 必须是文本'},
+    "not_number": {"en": '"{field}" must be a number', "zh": '"{field}" 必须是数字'},
+    "not_boolean": {
+        "en": '"{field}" must be true or false',
+        "zh": '"{field}" 必须是 true 或 false',
+    },
+    "not_list": {"en": '"{field}" must be a list', "zh": '"{field}" 必须是列表'},
+    "negative": {"en": '"{field}" must not be negative', "zh": '"{field}" 不能是负数'},
+    "too_long": {"en": '"{field}" is too long', "zh": '"{field}" 太长了'},
+    "too_many": {
+        "en": '"{field}" has more than {limit} items',
+        "zh": '"{field}" 的条目超过了 {limit} 个',
+    },
+    "unknown_field": {"en": 'unknown field "{field}"', "zh": '未知字段 "{field}"'},
+    "unknown_action": {"en": 'unknown action "{action}"', "zh": '未知的操作 "{action}"'},
+    "missing": {"en": '"{field}" is required', "zh": '缺少 "{field}"'},
+    "one_source": {
+        "en": "give one of session, yaml, scenario or share",
+        "zh": "请只给出 session、yaml、scenario 或 share 中的一个",
+    },
+    "bad_language": {"en": "the language must be en or zh", "zh": "语言只能是 en 或 zh"},
+    "arguments": {
+        "en": "send exactly one JSON object",
+        "zh": "请只发送一个 JSON 对象",
+    },
+}
+
+
+def normalize_language(value: Any) -> str:
+    """`"zh-CN"`, `"ZH"`, `"zh_Hans"` -> `"zh"`; anything unknown -> the default."""
+    if isinstance(value, str):
+        primary = value.strip().replace("_", "-").split("-", 1)[0].lower()
+        if primary in LANGUAGES:
+            return primary
+    return DEFAULT_LANGUAGE
+
+
+def is_language(value: Any) -> bool:
+    return isinstance(value, str) and value in LANGUAGES
+
+
+def message(code: str, lang: str, **params: Any) -> str:
+    """The catalogue entry `code` in `lang` with `params` filled in."""
+    entry = CATALOGUE.get(code) or CATALOGUE["internal_error"]
+    return _fill(entry[normalize_language(lang)], params)
+
+
+def problem(code: str, lang: str, **params: Any) -> str:
+    """A short phrase saying what is wrong with a payload (see PROBLEMS)."""
+    entry = PROBLEMS.get(code) or PROBLEMS["not_object"]
+    return _fill(entry[normalize_language(lang)], params)
+
+
+def _fill(template: str, params: Mapping[str, Any]) -> str:
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def negotiate_language(accept_language: str | None) -> str:
+    """The best of our languages for an `Accept-Language` header (RFC 9110 §12.5.4)."""
+    best, best_q = DEFAULT_LANGUAGE, 0.0
+    for item in (accept_language or "").split(","):
+        tag, _, rest = item.strip().partition(";")
+        q = 1.0
+        for param in rest.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        primary = tag.strip().split("-", 1)[0].lower()
+        if primary not in LANGUAGES or q <= 0:
+            continue
+        if q > best_q:  # ties go to the earlier entry, as browsers list by preference
+            best, best_q = primary, q
+    return best

@@ -1,0 +1,57 @@
+"""The built-in scenarios: `scenarios/*.yaml`, parsed once and cached.
+
+catalog = ScenarioCatalog(resource_dir("scenarios"))
+catalog.get("plain-pod")      # a parsed Scenario, or None
+catalog.listing()             # [{name, title: {en, zh}, description: {en, zh}}], by name
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from webapp.manifest import ScenarioError, parse_scenario
+
+log = logging.getLogger(__name__)
+
+
+class ScenarioCatalog:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._scenarios: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, Any]:
+        with self._lock:
+            if self._scenarios is None:
+                scenarios = {}
+                for path in sorted(self.folder.glob("*.yaml")):
+                    try:
+                        scenario = parse_scenario(path.read_text(encoding="utf-8"))
+                    except ScenarioError as error:
+                        # A broken built-in is a bug to fix, not a reason to refuse service.
+                        log.error("built-in scenario %s is invalid: %s", path.name, error)
+                        continue
+                    scenarios[path.stem] = scenario
+                self._scenarios = scenarios
+            return self._scenarios
+
+    def names(self) -> list[str]:
+        return list(self._load())
+
+    def get(self, name: Any) -> Any | None:
+        if not isinstance(name, str):
+            return None
+        return self._load().get(name)
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": name,
+                "title": scenario.simulation["title"],
+                "description": scenario.simulation["description"],
+            }
+            for name, scenario in self._load().items()
+        ]

@@ -1,0 +1,198 @@
+"""All sessions of one server process, and the one scheduler loop that paces them.
+
+manager = SessionManager(emit=send, max_sessions=1000, ...)
+session = manager.create(sim)          # TooManySessions at the limit
+manager.get(session_id)                # None for an unknown id
+scheduler = Scheduler(manager)
+scheduler.tick(wall_now)               # one pacing round; tests call it by hand
+scheduler.start(start_background_task, sleep)   # the server runs it every TICK_SECONDS
+
+`emit(event, payload, to)` is how payloads leave (Socket.IO in the server, a list in a unit
+test). The scheduler emits under each session's lock, as the handlers do, so a session's
+messages leave in sequence order; a session whose lock a handler holds is skipped for that
+round rather than waited for.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from webapp.sessions.session import Session
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[str, dict[str, Any], str], None]
+
+
+class TooManySessions(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the server already runs {limit} sessions")
+        self.limit = limit
+
+
+class SessionManager:
+    def __init__(
+        self,
+        *,
+        emit: Emit,
+        max_sessions: int = 1000,
+        idle_seconds: float = 1800.0,
+        end_seconds: float = 7200.0,
+        age_refresh_seconds: float = 1.0,
+    ) -> None:
+        self.emit = emit
+        self.max_sessions = max_sessions
+        self.idle_seconds = idle_seconds
+        self.end_seconds = end_seconds
+        self.age_refresh_seconds = age_refresh_seconds
+        self._sessions: dict[str, Session] = {}
+        self._tab_session: dict[str, str] = {}  # sid -> session id
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def sessions(self) -> list[Session]:
+        with self._lock:
+            return list(self._sessions.values())
+
+    def get(self, session_id: Any) -> Session | None:
+        if not isinstance(session_id, str):
+            return None
+        with self._lock:
+            return self._sessions.get(session_id)
+
+    def create(self, sim: Any, future: list[dict[str, Any]] | None = None) -> Session:
+        """A new session around `sim`; `future` are timed actions still to come (a share
+        link opened at an earlier moment than its last action)."""
+        session = Session(sim, end=self.end_seconds, age_refresh_seconds=self.age_refresh_seconds)
+        session.future = list(future or [])
+        with self._lock:
+            if len(self._sessions) >= self.max_sessions:
+                raise TooManySessions(self.max_sessions)
+            self._sessions[session.id] = session
+        return session
+
+    # -- tabs -----------------------------------------------------------------------------
+
+    def attach(self, sid: str, session: Session) -> Session | None:
+        """Join tab `sid` to `session`; returns the session it left, if another."""
+        with self._lock:
+            previous_id = self._tab_session.get(sid)
+            self._tab_session[sid] = session.id
+            previous = self._sessions.get(previous_id) if previous_id else None
+        if previous is not None and previous is not session:
+            with previous.lock:
+                previous.tabs.discard(sid)
+        with session.lock:
+            session.tabs.add(sid)
+            session.idle_since = None
+        return previous if previous is not session else None
+
+    def detach(self, sid: str) -> None:
+        """Tab `sid` disconnected; its session starts idling when it was the last."""
+        with self._lock:
+            session = self._sessions.get(self._tab_session.pop(sid, ""))
+        if session is not None:
+            with session.lock:
+                session.tabs.discard(sid)
+
+    def session_of(self, sid: str) -> Session | None:
+        with self._lock:
+            return self._sessions.get(self._tab_session.get(sid, ""))
+
+    def reap(self, wall_now: float) -> list[str]:
+        """Free sessions that have had no tab for `idle_seconds`; returns their ids.
+
+        Idle time is measured on the scheduler's clock: the first round that sees a session
+        without tabs starts its idle period.
+        """
+        freed = []
+        for session in self.sessions():
+            with session.lock:
+                if session.tabs:
+                    continue
+                if session.idle_since is None:
+                    session.idle_since = wall_now
+                elif wall_now - session.idle_since >= self.idle_seconds:
+                    freed.append(session.id)
+        if freed:
+            with self._lock:
+                for session_id in freed:
+                    session = self._sessions.get(session_id)
+                    # A tab may have joined between the check and now.
+                    if session is not None and not session.tabs:
+                        del self._sessions[session_id]
+        return freed
+
+
+class Scheduler:
+    """Paces every playing session against the wall clock and emits their ticks."""
+
+    def __init__(self, manager: SessionManager, period: float = 0.05) -> None:
+        self.manager = manager
+        self.period = period
+        self.stopped = threading.Event()
+        self._started = False
+        self._start_lock = threading.Lock()
+        self._next_reap = float("-inf")
+
+    def tick(self, wall_now: float) -> int:
+        """One round: advance, emit what changed, free idle sessions. Returns ticks sent."""
+        sent = 0
+        for session in self.manager.sessions():
+            if not session.lock.acquire(blocking=False):
+                continue  # a handler is working on it; the next round catches up
+            try:
+                sent += self._pace(session, wall_now)
+            finally:
+                session.lock.release()
+        if wall_now >= self._next_reap:
+            self._next_reap = wall_now + 1.0
+            self.manager.reap(wall_now)
+        return sent
+
+    def _pace(self, session: Session, wall_now: float) -> int:
+        if not session.tabs:
+            # Nobody is watching: hold still, and take a fresh anchor when a tab returns.
+            session.clock.reanchor()
+            return 0
+        try:
+            session.pace(wall_now)
+            payload = session.tick(wall_now)
+        except Exception:  # one broken session must not stop every other one
+            log.exception("pacing session failed; pausing it")
+            session.clock.pause()
+            return 0
+        if payload is None:
+            return 0
+        self.manager.emit("tick", payload, session.room)
+        return 1
+
+    def run(self, sleep: Callable[[float], None]) -> None:
+        """The loop body of the background task; returns when `stop()` is called."""
+        while not self.stopped.is_set():
+            started = time.monotonic()
+            try:
+                self.tick(started)
+            except Exception:
+                log.exception("scheduler round failed")
+            sleep(max(0.0, self.period - (time.monotonic() - started)))
+
+    def start(
+        self, start_background_task: Callable[..., Any], sleep: Callable[[float], None]
+    ) -> bool:
+        """Start the loop once (idempotent). True if this call started it."""
+        with self._start_lock:
+            if self._started:
+                return False
+            self._started = True
+        start_background_task(self.run, sleep)
+        return True
+
+    def stop(self) -> None:
+        self.stopped.set()

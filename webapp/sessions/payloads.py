@@ -1,0 +1,91 @@
+"""Shape and type checks for what clients send: Socket.IO payloads and share-link bodies.
+
+A failed check raises `PayloadProblem(code, **params)`; `code` is a key of
+`webapp.i18n.PROBLEMS`, so the caller can say what is wrong in the client's language.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+# The engine's action words (ARCHITECTURE.md, "Engine API").
+ACTION_WORDS = frozenset({"delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply"})
+MAX_ACTIONS = 1000
+MAX_SHORT_TEXT = 256  # names, ids, container names: anything that is not YAML
+
+
+class PayloadProblem(ValueError):
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def require_object(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise PayloadProblem("not_object")
+    return value
+
+
+def only_fields(payload: dict[str, Any], allowed: Iterable[str]) -> None:
+    allowed = set(allowed)
+    for key in payload:
+        if key not in allowed:
+            raise PayloadProblem("unknown_field", field=str(key)[:MAX_SHORT_TEXT])
+
+
+def text(payload: dict[str, Any], field: str, *, limit: int = MAX_SHORT_TEXT) -> str:
+    value = payload.get(field)
+    if value is None:
+        raise PayloadProblem("missing", field=field)
+    if not isinstance(value, str):
+        raise PayloadProblem("not_string", field=field)
+    if len(value.encode("utf-8")) > limit:
+        raise PayloadProblem("too_long", field=field)
+    return value
+
+
+def number(payload: dict[str, Any], field: str) -> float:
+    value = payload.get(field)
+    if value is None:
+        raise PayloadProblem("missing", field=field)
+    # bool is an int in Python, never a number on the wire.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise PayloadProblem("not_number", field=field)
+    return float(value)
+
+
+def check_action(value: Any, *, yaml_limit: int, timed: bool) -> dict[str, Any]:
+    """An action dict: a known `action` word and flat JSON scalars. `timed` requires (and
+    otherwise forbids) `at`, a number of virtual seconds >= 0."""
+    action = require_object(value)
+    word = text(action, "action")
+    if word not in ACTION_WORDS:
+        raise PayloadProblem("unknown_action", action=word[:MAX_SHORT_TEXT])
+    if timed:
+        if number(action, "at") < 0:
+            raise PayloadProblem("negative", field="at")
+    elif "at" in action:
+        raise PayloadProblem("unknown_field", field="at")
+    for key, item in action.items():
+        if not isinstance(key, str) or len(key) > MAX_SHORT_TEXT:
+            raise PayloadProblem("unknown_field", field=str(key)[:MAX_SHORT_TEXT])
+        if isinstance(item, str):
+            text(action, key, limit=yaml_limit if key == "yaml" else MAX_SHORT_TEXT)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise PayloadProblem("not_number", field=key)
+        elif item is not None and not isinstance(item, bool | int | float):
+            raise PayloadProblem("not_string", field=key)
+    return action
+
+
+def check_actions(value: Any, *, yaml_limit: int) -> list[dict[str, Any]]:
+    """A timeline of timed actions, at most MAX_ACTIONS, sorted by `at` (stable)."""
+    if not isinstance(value, list):
+        raise PayloadProblem("not_list", field="actions")
+    if len(value) > MAX_ACTIONS:
+        raise PayloadProblem("too_many", field="actions", limit=MAX_ACTIONS)
+    actions = [check_action(item, yaml_limit=yaml_limit, timed=True) for item in value]
+    return sorted(actions, key=lambda a: a["at"])

@@ -1,0 +1,191 @@
+"""One browser session: a Simulation, its clock, its action log and its message sequence.
+
+A Session is not thread-safe by itself: whoever calls its methods holds `session.lock`
+(the Socket.IO handlers for commands, the scheduler for pacing) and emits the returned
+payloads before releasing it, so messages leave in sequence-number order.
+
+The action log is a timeline. `sim.actions` holds what has happened up to `sim.now`;
+`future` holds actions later than `now`, kept after a seek back so that playing on replays
+them; acting anywhere discards that old future.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from typing import Any
+
+from webapp.sessions.clock import SessionClock
+from webapp.sessions.views import StateCache
+
+# Every time-only tick (no new transition) waits at least this long after the previous one:
+# the page redraws at most ten times a second per session for the clock alone.
+MIN_TICK_INTERVAL = 0.1
+
+
+def new_session_id() -> str:
+    """192 random bits: nobody reaches a session without being given its id."""
+    return secrets.token_urlsafe(24)
+
+
+class Session:
+    def __init__(
+        self,
+        sim: Any,
+        *,
+        end: float,
+        seed: int = 0,
+        age_refresh_seconds: float = 1.0,
+        session_id: str | None = None,
+    ) -> None:
+        self.id = session_id or new_session_id()
+        self.lock = threading.RLock()
+        self.seed = seed
+        self.clock = SessionClock(end=end)
+        self.seq = 0
+        self.tabs: set[str] = set()  # Socket.IO sids currently joined
+        self.idle_since: float | None = None  # scheduler wall time when the last tab left
+        self._age_refresh_seconds = age_refresh_seconds
+        self._install(sim, future=[])
+
+    def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
+        self.sim = sim
+        self.future = future
+        self.cache = StateCache(sim, self._age_refresh_seconds)
+        self._sent_transitions = 0
+        self._sent_now: float | None = None
+        self._sent_clock: dict[str, object] | None = None
+        self._sent_wall = float("-inf")
+        self.clock.reanchor()
+
+    @property
+    def room(self) -> str:
+        """The Socket.IO room of this session's tabs (a class will later be a room too)."""
+        return self.id
+
+    @property
+    def scenario(self) -> Any:
+        return self.sim.scenario
+
+    @property
+    def actions(self) -> list[dict[str, Any]]:
+        """The whole timeline of user actions: the past and any kept future."""
+        return [*self.sim.actions, *self.future]
+
+    # -- time ---------------------------------------------------------------------------
+
+    def run_until(self, t: float) -> None:
+        """Move forward to virtual second `t`, applying kept future actions on the way."""
+        t = min(t, self.clock.end)
+        while self.future and self.future[0]["at"] <= t:
+            action = self.future.pop(0)
+            self._advance_to(action["at"])
+            self.sim.act({k: v for k, v in action.items() if k != "at"})
+        self._advance_to(t)
+        if self.sim.now >= self.clock.end and self.clock.playing:
+            self.clock.pause()
+
+    def _advance_to(self, t: float) -> None:
+        if t > self.sim.now:
+            self.sim.advance(t - self.sim.now)
+
+    def pace(self, wall_now: float) -> None:
+        target = self.clock.target(wall_now, self.sim.now)
+        if target is not None:
+            self.run_until(target)
+
+    def step(self) -> None:
+        """Run to the next event (an engine event or a kept future action), then pause."""
+        self.clock.pause()
+        candidates = [self.sim.next_event_time()]
+        if self.future:
+            candidates.append(self.future[0]["at"])
+        due = [t for t in candidates if t is not None]
+        if due and min(due) <= self.clock.end:
+            self.run_until(min(due))
+
+    def seek(self, t: float) -> None:
+        """Jump to virtual second `t`: forward by running, back by deterministic replay."""
+        if t >= self.sim.now:
+            self.run_until(t)
+        else:
+            timeline = self.actions
+            past = [a for a in timeline if a["at"] <= t]
+            future = [a for a in timeline if a["at"] > t]
+            sim = type(self.sim).replay(self.scenario, past, until=t, seed=self.seed)
+            self._install(sim, future)
+        self.clock.reanchor()
+
+    # -- history changes ------------------------------------------------------------------
+
+    def act(self, action: dict[str, Any]) -> None:
+        """A user action now; raises the engine's ActionError if refused. Discards the old
+        future only once the action is accepted."""
+        self.sim.act(action)
+        self.future = []
+
+    def restart(self, sim: Any) -> None:
+        """A new scenario applied from the editor: a new history from second 0."""
+        self._install(sim, future=[])
+
+    # -- payloads -------------------------------------------------------------------------
+
+    def snapshot(self, *, advance_seq: bool) -> dict[str, Any]:
+        """The full state. A snapshot to the whole room (history changed) takes a new
+        sequence number; one sent to a single joining tab keeps the current one, so the
+        other tabs see no gap."""
+        if advance_seq:
+            self.seq += 1
+        self.cache.refresh()
+        sim = self.sim
+        self._mark_sent(float("-inf"))
+        simulation = self.scenario.simulation
+        return {
+            "session": self.id,
+            "seq": self.seq,
+            "clock": self.clock.as_wire(),
+            **self.cache.state(),
+            "transitions": list(sim.transitions),
+            "scenario": {
+                "name": simulation.get("name") or self.scenario.pod["metadata"].get("name", ""),
+                "title": simulation.get("title"),
+                "description": simulation.get("description"),
+                "lesson": simulation.get("lesson", []),
+                "yaml": self.scenario.text,
+            },
+            "actions": self.actions,
+        }
+
+    def tick(self, wall_now: float | None = None) -> dict[str, Any] | None:
+        """What changed since the last message, or None when nothing did.
+
+        `wall_now=None` asks for an exact tick now (after a command); with a wall time,
+        time-only ticks are limited to one per MIN_TICK_INTERVAL.
+        """
+        sim = self.sim
+        transitions = sim.transitions
+        new_transitions = len(transitions) > self._sent_transitions
+        clock = self.clock.as_wire()
+        if not new_transitions and clock == self._sent_clock:
+            if sim.now == self._sent_now:
+                return None
+            if wall_now is not None and wall_now - self._sent_wall < MIN_TICK_INTERVAL:
+                return None
+        self.cache.refresh(wall_now)
+        fresh = transitions[self._sent_transitions :]
+        self.seq += 1
+        self._mark_sent(wall_now if wall_now is not None else self._sent_wall)
+        return {
+            "seq": self.seq,
+            "clock": clock,
+            **self.cache.state(),
+            "transitions": fresh,
+            "sentAt": time.time(),  # wall time of the emit, for latency figures (bench/)
+        }
+
+    def _mark_sent(self, wall_now: float) -> None:
+        self._sent_transitions = len(self.sim.transitions)
+        self._sent_now = self.sim.now
+        self._sent_clock = self.clock.as_wire()
+        self._sent_wall = wall_now
