@@ -317,8 +317,8 @@ def _apply(sim: Simulation, action: dict) -> None:
             _apply_pod(sim, obj)
         sim.transition("submitted", f"{kind}/{name}", "applied", None, "applied",
                        f"{kind} {name} applied", stage=1)  # fmt: skip
-    if sim.kubelet is not None:
-        sim.kubelet.request_sync()
+        if kind == "Pod" and sim.kubelet is not None:
+            sim.kubelet.request_sync()  # a Pod update reaches the kubelet at once
 
 
 def _apply_node(sim: Simulation, obj: dict) -> None:

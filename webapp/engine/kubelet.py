@@ -212,7 +212,8 @@ class Kubelet:
     def _on_probe_result(self, worker: ProbeWorker) -> None:
         """A stored result changed: status manager update, and a sync for the kubelet."""
         record = worker.record
-        if worker.result == FAILURE and worker.probe_type in ("liveness", "startup"):
+        running = record.snapshot is not None and record.snapshot.running
+        if worker.result == FAILURE and worker.probe_type != "readiness" and running:
             grace = self.probe_kill_grace_seconds(worker.spec.termination_grace_period_seconds)
             suffix = (
                 "" if self.sim.pod_spec.get("restartPolicy") == "Never" else ", will be restarted"
@@ -275,8 +276,8 @@ class Kubelet:
         self._start_work()
 
     def _start_work(self) -> None:
-        if self.terminal and self.sim.deletion_ms is None:
-            return
+        if self.terminal:
+            return  # the pod worker is done with this Pod
         if self.sim.deletion_ms is not None or self.sim.pod_removed:
             generator = self._sync_terminating_pod()
         else:
@@ -413,6 +414,7 @@ class Kubelet:
             f"Sandbox ready, Pod IP {self.pod_ip}",
         )  # fmt: skip
         self.sim.mark_dirty()
+        self.request_sync()  # PLEG sees the new sandbox
 
     def _kill_unhealthy_containers(self) -> Iterator:
         """computePodActions ContainersToKill: liveness / startup failures."""

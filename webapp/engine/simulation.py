@@ -492,6 +492,10 @@ class Simulation:
         status["conditions"] = mark_pod_not_ready(
             status.get("conditions") or [], rfc3339(self.now_ms)
         )
+        # READY turns 0/N (KUBERNETES-SEMANTICS §1.7, §12.3): containers are marked not ready.
+        for key in ("initContainerStatuses", "containerStatuses"):
+            if key in status:
+                status[key] = [dict(c, ready=False) for c in status[key]]
         self._kubelet_status = status
         self.mark_dirty()
 
