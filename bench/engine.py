@@ -1,0 +1,128 @@
+"""Engine figures: events per second and wall time of one virtual hour per built-in scenario.
+
+    python bench/engine.py
+
+Also the two target cases of issue 3: one virtual hour of a crash-looping Pod with liveness
+and readiness probes (target < 50 ms), and replaying an hour with 100 actions from scratch
+(target < 100 ms). Prints figures only; nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from webapp.engine import Simulation  # noqa: E402
+from webapp.manifest import parse_scenario  # noqa: E402
+
+HOUR = 3600.0
+REPEAT = 5
+
+CRASH_LOOP = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    livenessProbe:
+      httpGet: {path: /healthz, port: 80}
+      periodSeconds: 5
+    readinessProbe:
+      httpGet: {path: /ready, port: 80}
+      periodSeconds: 5
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: playground/v1
+kind: Simulation
+metadata: {name: bench-crash-loop}
+containers:
+  app: {exitAfterSeconds: 20, exitCode: 1}
+"""
+
+STEADY = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    readinessProbe:
+      httpGet: {path: /ready, port: 80}
+      periodSeconds: 5
+"""
+
+
+def best_of(run) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(REPEAT):
+        start = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def one_hour(scenario):
+    sim = Simulation.from_scenario(scenario)
+    sim.advance(HOUR)
+    return sim
+
+
+def report(name: str, seconds: float, sim: Simulation) -> None:
+    events = sim.clock.processed
+    rate = events / seconds if seconds else 0
+    print(f"{name:34} {seconds * 1000:8.1f} ms {events:7d} events {rate:11,.0f} events/s "
+          f"{len(sim.transitions):6d} transitions")  # fmt: skip
+
+
+def hundred_actions() -> list[dict]:
+    actions = []
+    for i in range(100):
+        at = 20.0 + i * 35.0
+        if i % 2 == 0:
+            actions.append({"at": at, "action": "set-probe", "container": "app",
+                            "probe": "readiness", "healthy": i % 4 != 0})  # fmt: skip
+        else:
+            actions.append({"at": at, "action": "set-probe", "container": "app",
+                            "probe": "liveness", "healthy": i % 3 != 0})  # fmt: skip
+    return actions
+
+
+def main() -> None:
+    print(f"one virtual hour each, best of {REPEAT}")
+    for path in sorted((ROOT / "scenarios").glob("*.yaml")):
+        scenario = parse_scenario(path.read_text(encoding="utf-8"))
+        seconds, sim = best_of(lambda s=scenario: one_hour(s))
+        report(path.stem, seconds, sim)
+    print("\ntargets")
+    crash = parse_scenario(CRASH_LOOP)
+    seconds, sim = best_of(lambda: one_hour(crash))
+    report("crash loop + liveness + readiness", seconds, sim)
+    print(f"{'':34} target < 50 ms: {'met' if seconds < 0.05 else 'MISSED'}")
+    steady = parse_scenario(STEADY.replace("readinessProbe", "livenessProbe:\n      httpGet: "
+                                           "{path: /healthz, port: 80}\n    readinessProbe"))  # fmt: skip
+    live = Simulation.from_scenario(steady)
+    for action in hundred_actions():
+        live.advance(action["at"] - live.now)
+        live.act({k: v for k, v in action.items() if k != "at"})
+    live.advance(HOUR - live.now)
+    seconds, sim = best_of(lambda: Simulation.replay(steady, live.actions, HOUR))
+    assert len(sim.transitions) == len(live.transitions)
+    report(f"replay 1 h with {len(live.actions)} actions", seconds, sim)
+    print(f"{'':34} target < 100 ms: {'met' if seconds < 0.1 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
