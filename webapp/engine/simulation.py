@@ -192,6 +192,7 @@ class Simulation:
         self.actions.append({"at": self.now, **action})
         if self._dirty:
             self._flush()
+        self._run_until(self.clock.now_ms)  # what reacts at once is visible at once
 
     # -- outputs ------------------------------------------------------------------------
 
