@@ -91,6 +91,7 @@ class Sample:
     pod: dict[str, Any] | None
     slices: list[dict[str, Any]] | None = None
     ready: str | None = None  # kubectl READY
+    watch: bool = False  # from sim.pod_versions (an intermediate state at time t)
 
 
 @dataclass
@@ -142,7 +143,9 @@ def play(name: str) -> Run:
     sim = Simulation.from_yaml(read(name))
     end = horizon(name)
     run = Run(name, sim, end)
-    run.samples.append(observe(sim, pod_columns, sim.now))
+    first = observe(sim, pod_columns, sim.now)
+    first.watch = True  # the state before anything ran: it sorts with the earliest watch events
+    run.samples.append(first)
     while sim.now < end:
         # Every event time, and at least every SAMPLE_EVERY seconds in quiet stretches.
         next_time = sim.next_event_time()
@@ -154,12 +157,14 @@ def play(name: str) -> Run:
         run.samples.append(observe(sim, pod_columns, sim.now))
     for t, kind, pod in getattr(sim, "pod_versions", []):
         if kind == "DELETED":
-            run.samples.append(Sample(t, "Deleted", None, None))
+            run.samples.append(Sample(t, "Deleted", None, None, watch=True))
         else:
             columns = pod_columns(pod, sim.wall_time(t))
             phase = pod["status"].get("phase")
-            run.samples.append(Sample(t, columns["STATUS"], phase, pod, None, columns["READY"]))
-    run.samples.sort(key=lambda s: s.t)  # stable: step samples before watch events at a time
+            sample = Sample(t, columns["STATUS"], phase, pod, None, columns["READY"], watch=True)
+            run.samples.append(sample)
+    # At one instant the watch events come first: a step sample is the state after all of them.
+    run.samples.sort(key=lambda s: (s.t, not s.watch))
     return run
 
 
