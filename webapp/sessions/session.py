@@ -87,8 +87,8 @@ class Session:
             self.clock.pause()
 
     def _advance_to(self, t: float) -> None:
-        if t > self.sim.now:
-            self.sim.advance(t - self.sim.now)
+        # Even a zero advance runs what is due now (the engine queues work at second 0).
+        self.sim.advance(max(0.0, t - self.sim.now))
 
     def pace(self, wall_now: float) -> None:
         target = self.clock.target(wall_now, self.sim.now)

@@ -1,0 +1,106 @@
+"""Sessions over a real WebSocket: python-socketio clients against the live server, whose
+scheduler loop runs in the background as in production. Waits have generous timeouts that
+only stop a hung test; nothing asserts on how long anything took."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import socketio
+
+WAIT = 20.0
+
+
+class Tab:
+    """A python-socketio client that queues every snapshot, tick and error it receives."""
+
+    def __init__(self, url: str) -> None:
+        self.messages: queue.Queue[tuple[str, dict[str, Any]]] = queue.Queue()
+        self.client = socketio.Client(reconnection=False)
+        for name in ("snapshot", "tick", "error"):
+            self.client.on(name, self._keep(name))
+        self.client.connect(url, transports=["websocket"])
+
+    def _keep(self, name: str) -> Any:
+        def handler(payload: dict[str, Any]) -> None:
+            self.messages.put((name, payload))
+
+        return handler
+
+    def next(self, name: str) -> dict[str, Any]:
+        got, payload = self.messages.get(timeout=WAIT)
+        assert got == name, (got, payload)
+        return payload
+
+    def until(self, predicate: Any) -> list[dict[str, Any]]:
+        """Ticks up to and including the first one for which `predicate` holds."""
+        ticks = []
+        while True:
+            ticks.append(self.next("tick"))
+            if predicate(ticks[-1]):
+                return ticks
+
+
+@pytest.fixture
+def tab(live_server: str) -> Iterator[Tab]:
+    tab = Tab(live_server)
+    yield tab
+    tab.client.disconnect()
+
+
+def test_a_played_scenario_streams_consecutive_ticks_until_running(tab: Tab) -> None:
+    tab.client.emit("join", {"scenario": "plain-pod"})
+    snapshot = tab.next("snapshot")
+    tab.client.emit("clock", {"op": "speed", "value": 50})
+    tab.client.emit("clock", {"op": "play"})
+    ticks = tab.until(lambda t: t["pod"] and t["pod"]["status"].get("phase") == "Running")
+    seqs = [snapshot["seq"]] + [t["seq"] for t in ticks]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    assert ticks[-1]["views"]["columns"]["STATUS"] == "Running"
+    tab.client.emit("clock", {"op": "pause"})
+
+
+def test_a_new_connection_resumes_the_session_by_id(live_server: str, tab: Tab) -> None:
+    tab.client.emit("join", {"scenario": "plain-pod"})
+    snapshot = tab.next("snapshot")
+    tab.client.emit("clock", {"op": "seek", "value": 42})
+    tab.next("snapshot")
+    tab.client.disconnect()
+    again = Tab(live_server)
+    try:
+        again.client.emit("join", {"session": snapshot["session"]})
+        resumed = again.next("snapshot")
+        assert resumed["session"] == snapshot["session"]
+        assert resumed["now"] == 42
+    finally:
+        again.client.disconnect()
+
+
+def test_a_wrong_session_id_is_an_error(tab: Tab) -> None:
+    tab.client.emit("join", {"session": "x" * 32, "lang": "zh"})
+    error = tab.next("error")
+    assert error["code"] == "unknown_session"
+    assert "会话" in error["message"]
+
+
+def test_a_message_over_the_size_cap_closes_only_that_connection(
+    live_server: str, tab: Tab
+) -> None:
+    tab.client.emit("join", {"scenario": "plain-pod"})
+    tab.next("snapshot")
+    other = Tab(live_server)
+    try:
+        other.client.emit("apply", {"yaml": "x" * (600 * 1024)})
+        for _ in range(int(WAIT / 0.05)):
+            if not other.client.connected:
+                break
+            other.client.sleep(0.05)
+        assert not other.client.connected
+        tab.client.emit("clock", {"op": "step"})
+        assert tab.next("tick")["transitions"]
+    finally:
+        if other.client.connected:
+            other.client.disconnect()
