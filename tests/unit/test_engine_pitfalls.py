@@ -17,6 +17,7 @@ from tests.unit.engine_support import (
     state_of,
     transitions,
 )
+from webapp.kubectl import pod_columns
 
 IMAGES = "images:\n  nginx:1.27: {pullSeconds: 2}\n  busybox:1.36: {pullSeconds: 1}\n"
 
@@ -97,7 +98,10 @@ def test_node_loss_keeps_phase_running_and_flips_ready():
     sim.advance(1)
     assert condition(sim, "Ready")["status"] == "False"
     assert sim.pod()["status"]["phase"] == "Running"
-    assert container_status(sim)["ready"] is False
+    # MarkPodsNotReady flips only the Ready condition: containerStatuses keep ready=true,
+    # so kubectl still prints READY 1/1 while the Pod is out of the endpoints.
+    assert container_status(sim)["ready"] is True
+    assert pod_columns(sim.pod(), sim.wall_time())["READY"] == "1/1"
     assert events(sim, "NodeNotReady")[0]["message"] == "Node is not ready"
     node = next(n for n in sim.nodes() if n["metadata"]["name"] == "node-1")
     ready = next(c for c in node["status"]["conditions"] if c["type"] == "Ready")

@@ -493,10 +493,10 @@ class Simulation:
         status["conditions"] = mark_pod_not_ready(
             status.get("conditions") or [], rfc3339(self.now_ms)
         )
-        # READY turns 0/N (KUBERNETES-SEMANTICS §1.7, §12.3): containers are marked not ready.
-        for key in ("initContainerStatuses", "containerStatuses"):
-            if key in status:
-                status[key] = [dict(c, ready=False) for c in status[key]]
+        # Container statuses are left alone: MarkPodsNotReady (controller_utils.go) touches
+        # only the Ready condition and the kubelet that owns containerStatuses is gone, so
+        # kubectl's READY (counted from containerStatuses[].ready) keeps showing 1/1.
+        # KUBERNETES-SEMANTICS §12.3 says "READY 0/N"; the source it cites says otherwise.
         self._kubelet_status = status
         self.mark_dirty()
 
