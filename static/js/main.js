@@ -1,15 +1,151 @@
-// Entry point of the page: opens the Socket.IO connection and shows its state.
+// Entry point: mounts every part of the page, keeps the one view state, and talks to the
+// server over Socket.IO. Parts never touch the socket: they dispatch `pg:*` events.
 import { io } from "/static/vendor/socket.io.esm.min.js";
+import * as i18n from "./i18n.js";
+import { applySnapshot, applyTick, initialState, recordAction, diagramModel } from "./state.js";
+import { on, setText } from "./dom.js";
+import * as topbar from "./topbar.js";
+import * as editor from "./editor.js";
+import * as lesson from "./lesson.js";
+import * as controls from "./controls.js";
+import * as diagram from "./diagram.js";
+import * as timeline from "./timeline.js";
+import * as status from "./status.js";
+import * as views from "./views.js";
 
-const status = document.getElementById("connection");
+const SESSION_KEY = "pod-playground.session";
+const body = document.body;
+const connection = document.getElementById("connection");
+let state = initialState();
+let connected = false;
+let connectionKey = "conn.connecting";
+
+function showConnection(key) {
+  connectionKey = key;
+  setText(connection, i18n.t(key));
+}
+
+// ------------------------------------------------------------------ language
+function showLanguage(code) {
+  document.documentElement.lang = code === "zh" ? "zh-CN" : "en";
+  document.title = i18n.t("app.title");
+  i18n.translateTree(document);
+  setText(connection, i18n.t(connectionKey));
+}
+i18n.setLanguage(
+  i18n.pickLanguage({ stored: i18n.storedLanguage(), hint: body.dataset.lang, browser: navigator.languages || [] }),
+  { remember: false },
+);
+
+// ------------------------------------------------------------------ parts
+const parts = [
+  topbar.mount(document.getElementById("topbar"), { editorText: () => editor.text() }),
+  editor.mount(document.getElementById("editor")),
+  lesson.mount(document.getElementById("lesson")),
+  controls.mount(document.getElementById("clock"), document.getElementById("actions")),
+  diagram.mount(document.getElementById("diagram")),
+  timeline.mount(document.getElementById("timeline")),
+  status.mount(document.getElementById("status")),
+  views.mount(document.getElementById("views")),
+];
+
+showLanguage(i18n.lang());
+
+function render() {
+  for (const part of parts) part.update(state);
+  const d = diagramModel(state);
+  Object.assign(body.dataset, {
+    session: state.session ?? "",
+    status: state.pod ? state.views.columns?.STATUS ?? "" : state.lastPod ? "Gone" : "",
+    phase: state.pod?.status?.phase ?? "",
+    stage: state.stage?.stage ?? "",
+    step: state.stage?.step ?? "",
+    now: String(state.now),
+    playing: String(Boolean(state.clock.playing)),
+    outcome: d.outcome ?? "",
+  });
+}
+
+// ------------------------------------------------------------------ connection
 const socket = io({ transports: ["websocket"] });
+let joiningWithSession = false;
+
+function initialSource() {
+  if (body.dataset.share) return { share: body.dataset.share };
+  if (body.dataset.scenario) return { scenario: body.dataset.scenario };
+  return { scenario: "plain-pod" };
+}
+
+function join(source = null) {
+  const stored = sessionStorage.getItem(SESSION_KEY);
+  let payload;
+  if (source) payload = source;
+  else if (stored) payload = { session: stored };
+  else payload = initialSource();
+  joiningWithSession = Boolean(payload.session);
+  socket.emit("join", { ...payload, lang: i18n.lang() });
+}
 
 socket.on("connect", () => {
-  document.body.dataset.connected = "true";
-  document.body.dataset.transport = socket.io.engine.transport.name;
-  status.textContent = "Connected";
+  connected = true;
+  body.dataset.connected = "true";
+  body.dataset.transport = socket.io.engine.transport.name;
+  showConnection("conn.connected");
+  join();
 });
 socket.on("disconnect", () => {
-  document.body.dataset.connected = "false";
-  status.textContent = "Disconnected — reconnecting…";
+  connected = false;
+  body.dataset.connected = "false";
+  showConnection("conn.disconnected");
 });
+socket.on("snapshot", (msg) => {
+  joiningWithSession = false;
+  state = applySnapshot(state, msg);
+  if (msg.session) sessionStorage.setItem(SESSION_KEY, msg.session);
+  editor.snapshotArrived(state);
+  render();
+});
+socket.on("tick", (msg) => {
+  const result = applyTick(state, msg);
+  if (result.resync) {
+    if (state.session) socket.emit("join", { session: state.session, lang: i18n.lang() });
+    return;
+  }
+  state = result.state;
+  render();
+});
+socket.on("error", (err) => {
+  if (joiningWithSession) {
+    // The stored session is gone (expired, server restarted): start from the page's source.
+    joiningWithSession = false;
+    sessionStorage.removeItem(SESSION_KEY);
+    join(initialSource());
+    return;
+  }
+  editor.showError(err || {});
+});
+
+// ------------------------------------------------------------------ what the parts ask for
+on("pg:join", (source) => {
+  sessionStorage.removeItem(SESSION_KEY);
+  if (source.scenario) history.replaceState(null, "", `/?scenario=${encodeURIComponent(source.scenario)}`);
+  join(source);
+});
+on("pg:apply", ({ yaml }) => {
+  if (state.session) socket.emit("apply", { yaml });
+  else join({ yaml });
+});
+on("pg:clock", (detail) => socket.emit("clock", detail));
+on("pg:act", (action) => {
+  socket.emit("act", action);
+  state = recordAction(state, action);
+  render();
+});
+on("pg:lang", ({ lang }) => i18n.setLanguage(lang));
+i18n.onLanguageChange((code) => {
+  showLanguage(code);
+  if (connected) socket.emit("lang", { lang: code });
+  render();
+});
+
+render();

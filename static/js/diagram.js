@@ -1,0 +1,283 @@
+// The five-stage flow diagram (the seed article's figure) as SVG: one row per stage, a box
+// per step, lanes per container, loops drawn when they happen, a grace countdown, the outcome.
+// The SVG is built once per shape (containers, loops, language) and repainted in place, so
+// the CSS animation of the current step keeps running smoothly between ticks.
+import { s, h, setText } from "./dom.js";
+import { t, lang } from "./i18n.js";
+import { diagramModel } from "./state.js";
+
+const PAD = 6;
+const GUTTER = 26;
+const TITLE_W = 120;
+const BOX_H = 47;
+const LANE_GAP = 6;
+const STAGE_GAP = 14;
+const ARROW = 12;
+const LABEL_W = 58;
+const OUTCOME_H = 28;
+const UNIT_FONT = 13; // the SVG's body text size in user units
+
+export function mount(root) {
+  const svg = s("svg", { class: "diagram-svg", id: "diagram-svg", role: "img", preserveAspectRatio: "xMidYMin meet" });
+  const caption = h("p", { class: "diagram-caption", id: "diagram-caption", "aria-live": "polite" });
+  const holder = h("div", { class: "diagram-holder" }, svg);
+  root.append(caption, holder);
+  let shapeKey = "";
+  let refs = null;
+  let latest = null;
+  new ResizeObserver(() => {
+    shapeKey = "";
+    if (latest) update(latest);
+  }).observe(holder);
+
+  // Text in the SVG is as large as the page's type scale (so it grows on a projector),
+  // shrinking to at most 78% of it when the five stages would not fit the panel.
+  function fit(model) {
+    const fs = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+    const width = holder.clientWidth || 600;
+    const height = holder.clientHeight || 400;
+    let scale = fs / UNIT_FONT;
+    let W = width / scale;
+    const H = layoutHeight(model);
+    if (H * scale > height) {
+      scale = Math.max(height / H, (0.74 * fs) / UNIT_FONT);
+      W = width / scale;
+    }
+    return { W: Math.round(W), H, scale };
+  }
+
+  function update(state) {
+    latest = state;
+    const model = diagramModel(state);
+    const { W, H, scale } = fit(model);
+    const key = JSON.stringify([lang(), W, model.lanes, model.stages[1].lanes[0].map((b) => [b.container, b.kind]),
+      Boolean(model.loops.pull), Boolean(model.loops.init), model.loops.restart.map((l) => l.container)]);
+    if (key !== shapeKey) {
+      shapeKey = key;
+      refs = build(svg, model, W);
+      svg.style.height = `${Math.floor(H * scale)}px`;
+    }
+    paint(refs, model);
+    const current = model.currentBox || model.current;
+    const text = current
+      ? t("diagram.now", { stage: t(`stage.${current.stage}`), step: stepName(current.step) + (current.container ? ` (${current.container})` : "") })
+      : t("diagram.waiting");
+    setText(caption, text);
+    svg.setAttribute("aria-label", t("diagram.label", { step: text }));
+    root.dataset.stage = current?.stage ?? "";
+  }
+  return { update };
+}
+
+function stepName(step) {
+  const text = t(`step.${step}`);
+  return text === `step.${step}` ? step : text;
+}
+
+function titleLines(stage) {
+  return wrap(t(`stage.${stage}`), TITLE_W - 14, 12.5, 0.6).slice(0, 3);
+}
+
+function stageHeight(lanes, stage) {
+  return Math.max(lanes * BOX_H + (lanes - 1) * LANE_GAP + 2 * PAD, 18 + titleLines(stage).length * 16 + 10);
+}
+
+function layoutHeight(model) {
+  const stages = model.stages.reduce((n, st) => n + stageHeight(Math.max(1, st.lanes.length), st.stage), 0);
+  return PAD + stages + 4 * STAGE_GAP + 8 + OUTCOME_H + PAD;
+}
+
+function build(svg, model, W) {
+  svg.replaceChildren(defs());
+  const refs = { boxes: new Map(), stages: new Map(), loops: [], countdown: null, outcome: null, arrows: [] };
+  const multi = model.lanes.length > 1;
+  let y = PAD;
+  const laneY = { 3: new Map(), 4: new Map() };
+  const boxCentre = new Map();
+  const x0 = GUTTER;
+  const width = W - PAD - GUTTER;
+  const areaX = x0 + TITLE_W;
+  for (const stage of model.stages) {
+    const lanes = stage.lanes;
+    const height = stageHeight(lanes.length, stage.stage);
+    const g = s("g", { class: "stage", dataset: { stage: stage.stage } });
+    g.append(s("rect", { class: "stage-bg", x: x0, y, width, height, rx: 9 }));
+    const lines = titleLines(stage.stage);
+    lines.forEach((line, i) => g.append(s("text", { class: "stage-title", x: x0 + 8, y: y + 18 + i * 16 }, line)));
+    const side = s("text", { class: "stage-phase", x: x0 + 8, y: y + 18 + lines.length * 16 }, t(`stage.${stage.stage}.phase`));
+    g.append(side);
+    if (stage.stage === 5) refs.countdown = side;
+    lanes.forEach((lane, laneIndex) => {
+      const ly = y + (height - lanes.length * BOX_H - (lanes.length - 1) * LANE_GAP) / 2 + laneIndex * (BOX_H + LANE_GAP);
+      const showLabel = multi && (stage.stage === 3 || stage.stage === 4);
+      let bx = areaX + (showLabel ? LABEL_W : 0);
+      if (showLabel) {
+        wrap(lane[0]?.container ?? "", LABEL_W - 6, 12).slice(0, 2).forEach((line, i) =>
+          g.append(s("text", { class: "lane-label", x: areaX, y: ly + BOX_H / 2 + 4 + (i - 0.5) * 13 }, line)));
+      }
+      if (stage.stage === 3 || stage.stage === 4) laneY[stage.stage].set(lane[0]?.container ?? null, ly + BOX_H / 2);
+      const avail = x0 + width - PAD - bx;
+      if (!lane.length) {
+        g.append(s("rect", { class: "box-empty", x: bx, y: ly, width: avail, height: BOX_H, rx: 7 }),
+          s("text", { class: "box-empty-text", x: bx + avail / 2, y: ly + BOX_H / 2 + 5, "text-anchor": "middle" }, t("diagram.noInit")));
+        return;
+      }
+      const bw = (avail - (lane.length - 1) * ARROW) / lane.length;
+      lane.forEach((b, i) => {
+        if (i > 0) g.append(s("path", { class: "flow-arrow", d: `M${bx - ARROW + 1},${ly + BOX_H / 2} h${ARROW - 4}`, "marker-end": "url(#arrowhead)" }));
+        const box = makeBox(b, bx, ly, bw);
+        g.append(box.g);
+        refs.boxes.set(b.key, box);
+        boxCentre.set(b.key, { x: bx + bw / 2, y: ly, w: bw });
+        bx += bw + ARROW;
+      });
+    });
+    svg.append(g);
+    refs.stages.set(stage.stage, { g, y, height });
+    y += height;
+    if (stage.stage < 5) {
+      const mid = areaX + (x0 + width - areaX) / 2;
+      const arrow = s("path", { class: "stage-arrow", d: `M${mid},${y + 2} v${STAGE_GAP - 6}`, "marker-end": "url(#arrowhead)" });
+      svg.append(arrow);
+      refs.arrows.push({ from: stage.stage, el: arrow });
+    }
+    y += STAGE_GAP;
+  }
+  // Loops, drawn only once they happened.
+  if (model.loops.pull) {
+    const c = boxCentre.get("1:pull");
+    if (c) refs.loops.push({ kind: "pull", ...loopBelow(svg, c, refs.stages.get(1)) });
+  }
+  if (model.loops.init) {
+    const c = boxCentre.get(`2:init:${model.loops.init.container}`);
+    if (c) refs.loops.push({ kind: "init", ...loopBelow(svg, c, refs.stages.get(2)) });
+  }
+  model.loops.restart.forEach((loop, i) => {
+    const from = laneY[4].get(loop.container) ?? laneY[4].values().next().value;
+    const to = laneY[3].get(loop.container) ?? laneY[3].values().next().value;
+    if (from === undefined || to === undefined) return;
+    const x = GUTTER - 4 - i * 5;
+    const path = s("path", { class: "loop loop-restart", d: `M${GUTTER},${from} C${x - 20},${from} ${x - 20},${to} ${GUTTER - 1},${to}`, "marker-end": "url(#arrowhead-loop)" });
+    const s3 = refs.stages.get(3);
+    const label = s("text", { class: "loop-label", x: x0 + 8, y: s3.y + s3.height + STAGE_GAP / 2 + 4 + i * 13 });
+    svg.append(path, label);
+    refs.loops.push({ kind: "restart", container: loop.container, path, label });
+  });
+  const outY = y - STAGE_GAP + 8;
+  const outcome = s("g", { class: "outcome" });
+  const outRect = s("rect", { class: "outcome-bg", x: x0, y: outY, width, height: OUTCOME_H, rx: 7 });
+  const outText = s("text", { class: "outcome-text", x: x0 + width / 2, y: outY + OUTCOME_H / 2 + 5, "text-anchor": "middle" });
+  outcome.append(outRect, outText);
+  svg.append(outcome);
+  refs.outcome = { g: outcome, text: outText };
+  svg.setAttribute("viewBox", `0 0 ${W} ${outY + OUTCOME_H + PAD}`);
+  return refs;
+}
+
+function loopBelow(svg, c, stage) {
+  const yb = stage.y + stage.height;
+  const x1 = c.x - c.w / 3;
+  const x2 = c.x + c.w / 3;
+  const path = s("path", { class: "loop", d: `M${x2},${c.y + BOX_H} C${x2},${yb + 14} ${x1},${yb + 14} ${x1},${c.y + BOX_H + 2}`, "marker-end": "url(#arrowhead-loop)" });
+  const label = s("text", { class: "loop-label", x: x2 + 6, y: yb + STAGE_GAP / 2 + 5 });
+  svg.append(path, label);
+  return { path, label };
+}
+
+function defs() {
+  const d = s("defs");
+  for (const [id, cls] of [["arrowhead", "arrowhead"], ["arrowhead-loop", "arrowhead-loop"]]) {
+    d.append(s("marker", { id, viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
+      s("path", { class: cls, d: "M0,0 L10,5 L0,10 z" })));
+  }
+  return d;
+}
+
+function makeBox(b, x, y, w) {
+  const g = s("g", { class: "box", dataset: { key: b.key, step: b.step } });
+  const halo = s("rect", { class: "box-halo", x: x - 3, y: y - 3, width: w + 6, height: BOX_H + 6, rx: 10 });
+  const rect = s("rect", { class: "box-bg", x, y, width: w, height: BOX_H, rx: 8 });
+  const title = s("title");
+  g.append(halo, rect, title);
+  const label = b.stage === 2 ? [b.container, t(b.kind === "sidecar" ? "diagram.sidecarMark" : "step.init")] : wrap(stepName(b.step), w - 8, 13);
+  label.slice(0, 2).forEach((line, i) => {
+    g.append(s("text", { class: i === 0 || b.stage !== 2 ? "box-label" : "box-sub", x: x + w / 2, y: y + 15 + i * 14, "text-anchor": "middle" }, line));
+  });
+  const status = s("text", { class: "box-status", x: x + w / 2, y: y + BOX_H - 6, "text-anchor": "middle" });
+  g.append(status);
+  let bar = null;
+  if (b.step === "grace") {
+    bar = s("rect", { class: "grace-bar", x: x + 5, y: y + BOX_H - 19, width: 0, height: 4, rx: 2 });
+    g.append(s("rect", { class: "grace-track", x: x + 5, y: y + BOX_H - 19, width: w - 10, height: 4, rx: 2 }), bar);
+  }
+  return { g, rect, title, status, bar, width: w - 10, label: label.join(" ") };
+}
+
+/** Break a label into lines that fit `width` units (CJK characters count as one em). */
+export function wrap(text, width, fontSize, latin = 0.6) {
+  const em = (ch) => (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : latin);
+  const measure = (str) => [...str].reduce((n, ch) => n + em(ch), 0) * fontSize;
+  const tokens = text.match(/[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-\uffef]+|\s+/g) || [];
+  const lines = [""];
+  for (const token of tokens) {
+    const candidate = lines.at(-1) + token;
+    if (measure(candidate.trim()) <= width || !lines.at(-1).trim()) lines[lines.length - 1] = candidate;
+    else lines.push(token.trimStart());
+  }
+  return lines.map((l) => l.trim()).filter(Boolean);
+}
+
+const STATE_WORDS = {
+  done: "diagram.state.done", current: "diagram.state.current", failed: "diagram.state.failed",
+  pending: "diagram.state.pending", skipped: "diagram.state.skipped", undefined: "diagram.state.undefined",
+};
+
+function paint(refs, model) {
+  for (const stage of model.stages) {
+    const ref = refs.stages.get(stage.stage);
+    ref.g.setAttribute("class", `stage is-${stage.state}`);
+    for (const b of stage.lanes.flat()) {
+      const box = refs.boxes.get(b.key);
+      if (!box) continue;
+      const states = b.state.split(" ");
+      box.g.setAttribute("class", ["box", ...states.map((x) => `is-${x}`)].join(" "));
+      let words = t(STATE_WORDS[states.includes("failed") && !states.includes("current") ? "failed" : states[0]]);
+      const reason = b.tr?.after?.reason;
+      if (states.includes("failed") && reason) words = `✗ ${reason}`;
+      else if (states.includes("current") && reason) words = `▶ ${reason}`;
+      if (b.step === "grace" && model.countdown) {
+        const { remaining, grace } = model.countdown;
+        words = remaining > 0 ? t("diagram.countdown", { seconds: Math.ceil(remaining), grace: grace ?? "?" }) : t("diagram.countdown.over");
+        if (box.bar) box.bar.setAttribute("width", grace ? String(Math.max(0, (box.width * remaining) / grace)) : "0");
+      }
+      setText(box.status, words);
+      setText(box.title, `${box.label}${b.container ? ` (${b.container})` : ""}: ${words}`);
+    }
+  }
+  for (const arrow of refs.arrows) {
+    const cur = model.current?.stage ?? 0;
+    arrow.el.setAttribute("class", `stage-arrow${cur > arrow.from ? " is-passed" : ""}`);
+  }
+  if (refs.countdown) {
+    const c = model.countdown;
+    setText(refs.countdown, c ? (c.remaining > 0 ? t("diagram.countdownShort", { seconds: Math.ceil(c.remaining) }) : t("diagram.countdown.over")) : t("stage.5.phase"));
+    refs.countdown.setAttribute("class", c ? "stage-phase is-countdown" : "stage-phase");
+  }
+  for (const loop of refs.loops) {
+    let text = "";
+    if (loop.kind === "pull") {
+      const l = model.loops.pull;
+      text = l?.seconds ? t("diagram.loop.pull", { seconds: l.seconds }) : t("diagram.loop.pullShort", { count: l?.count ?? 0 });
+    } else if (loop.kind === "init") {
+      text = t("diagram.loop.init", { count: model.loops.init?.count ?? 0 });
+    } else {
+      const l = model.loops.restart.find((r) => r.container === loop.container);
+      const who = model.lanes.length > 1 ? `${loop.container}: ` : "";
+      text = `↻ ${who}${l?.seconds !== null && l?.seconds !== undefined ? t("diagram.loop.restart", { seconds: l.seconds, count: l.count }) : t("diagram.loop.restartShort", { count: l?.count ?? 0 })}`;
+    }
+    setText(loop.label, text);
+  }
+  const outcome = model.outcome;
+  refs.outcome.g.setAttribute("class", `outcome${outcome ? ` is-${outcome.toLowerCase()}` : ""}`);
+  setText(refs.outcome.text, t(outcome ? `diagram.outcome.${outcome}` : "diagram.outcome.none"));
+}

@@ -1,0 +1,132 @@
+// The YAML editor: CodeMirror 6 with YAML highlighting, a lint gutter and the server's
+// located errors as diagnostics, an Apply button and the errors listed in words.
+import {
+  EditorState, EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
+  drawSelection, highlightSpecialChars, defaultKeymap, history, historyKeymap,
+  syntaxHighlighting, defaultHighlightStyle, indentOnInput, bracketMatching, yaml, lintGutter,
+  setDiagnostics, Compartment,
+} from "/static/vendor/codemirror.bundle.js";
+import { h, emit, fill, setText } from "./dom.js";
+import { t, lang } from "./i18n.js";
+
+let view = null;
+let loaded = { session: null, yaml: null };
+let errors = [];
+let serverMessage = null;
+let shownLang = null;
+let list;
+let summary;
+const label = new Compartment();
+
+export function text() {
+  return view ? view.state.doc.toString() : "";
+}
+
+export function mount(root) {
+  // CodeMirror injects its theme with style-mod: a <style> element in a document (which our
+  // CSP, style-src 'self', blocks) but a constructable stylesheet in a shadow root (allowed).
+  const host = h("div", { class: "cm-host", id: "yaml-editor" });
+  const shadow = host.attachShadow({ mode: "open" });
+  const frame = h("div", { class: "cm-frame" });
+  shadow.append(h("link", { rel: "stylesheet", href: "/static/css/editor-shadow.css" }), frame);
+  const apply = h("button", { type: "button", class: "button button-primary", id: "apply", "data-i18n": "editor.apply",
+    on: { click: () => applyNow() } });
+  const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint" });
+  summary = h("p", { class: "editor-summary", id: "editor-summary", role: "status", "aria-live": "polite" });
+  list = h("ol", { class: "error-list", id: "error-list" });
+  root.append(host, h("div", { class: "editor-bar" }, apply, hint), summary, list);
+
+  view = new EditorView({
+    parent: frame,
+    root: shadow,
+    state: EditorState.create({
+      doc: "",
+      extensions: [
+        lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
+        indentOnInput(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), bracketMatching(),
+        highlightActiveLine(), yaml(), lintGutter(),
+        keymap.of([{ key: "Mod-Enter", run: () => (applyNow(), true) }, ...defaultKeymap, ...historyKeymap]),
+        label.of(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })),
+      ],
+    }),
+  });
+  return {
+    update() {
+      if (lang() === shownLang) return;
+      shownLang = lang();
+      view.dispatch({ effects: label.reconfigure(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })) });
+      renderErrors();
+    },
+  };
+}
+
+function applyNow() {
+  emit("pg:apply", { yaml: text() });
+}
+
+/** A snapshot may carry a new scenario text (a new session, a shared link): load it unless the learner is editing it. */
+export function snapshotArrived(state) {
+  const incoming = state.scenario?.yaml;
+  if (typeof incoming !== "string") return;
+  const newSession = state.session !== loaded.session;
+  const untouched = text() === (loaded.yaml ?? "");
+  if (newSession || untouched || text() === incoming) {
+    if (text() !== incoming) view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: incoming } });
+    loaded = { session: state.session, yaml: incoming };
+  }
+  // A snapshot after Apply means the text was accepted.
+  errors = [];
+  serverMessage = null;
+  view.dispatch(setDiagnostics(view.state, []));
+  renderErrors();
+}
+
+/** The server's `error`: located errors become diagnostics at their line and column. */
+export function showError(err) {
+  errors = Array.isArray(err.errors) ? err.errors : [];
+  serverMessage = errors.length ? null : err.message || err.code || "";
+  const doc = view.state.doc;
+  const diagnostics = errors.map((e) => {
+    const { from, to } = range(doc, e.line, e.column);
+    return { from, to, severity: "error", message: e.path ? `${e.path}: ${e.message}` : e.message, source: "playground" };
+  });
+  view.dispatch(setDiagnostics(view.state, diagnostics));
+  renderErrors();
+}
+
+/** Document offsets of the token at a 1-based line and column (to the end of the line's text). */
+export function range(doc, line, column) {
+  const n = Math.min(Math.max(1, line || 1), doc.lines);
+  const l = doc.line(n);
+  const from = Math.min(l.from + Math.max(0, (column || 1) - 1), l.to);
+  const rest = l.text.slice(from - l.from);
+  return { from, to: Math.min(l.to, from + Math.max(1, rest.trimEnd().length)) };
+}
+
+function renderErrors() {
+  if (!list) return;
+  if (serverMessage) {
+    setText(summary, t("editor.server", { message: serverMessage }));
+    summary.className = "editor-summary is-error";
+  } else if (errors.length) {
+    setText(summary, t("editor.errors", { count: errors.length }));
+    summary.className = "editor-summary is-error";
+  } else {
+    setText(summary, loaded.session ? t("editor.ok") : "");
+    summary.className = "editor-summary";
+  }
+  fill(list, errors.map((e) => {
+    const where = { doc: (e.doc ?? 0) + 1, line: e.line, column: e.column };
+    return h("li", { class: "error-item" },
+      h("button", { type: "button", class: "error-goto", "aria-label": t("editor.error.goto", where),
+        on: { click: () => goTo(e.line, e.column) } }, t("editor.error.where", where)),
+      e.path ? h("code", { class: "error-path" }, e.path) : null,
+      h("span", { class: "error-message" }, e.message ?? ""));
+  }));
+}
+
+function goTo(line, column) {
+  const { from } = range(view.state.doc, line, column);
+  view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
+  view.focus();
+}

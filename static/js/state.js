@@ -1,0 +1,542 @@
+// Server messages -> view state. PURE: no DOM, no sockets, no clocks of its own, so every
+// rule here runs in Node's test runner (tests/js/state.test.mjs). The browser never
+// re-derives Kubernetes semantics: phase, STATUS, READY come from the server; this module
+// only arranges them for the parts of the page.
+
+/** Times in API objects are EPOCH + virtual seconds (docs/internals.md). */
+export const EPOCH_MS = Date.UTC(2026, 0, 1);
+
+export function toVirtual(timestamp) {
+  if (!timestamp) return null;
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms) ? null : (ms - EPOCH_MS) / 1000;
+}
+
+export function initialState() {
+  return {
+    session: null,
+    seq: -1,
+    now: 0,
+    clock: { playing: false, speed: 1, end: null },
+    pod: null,
+    lastPod: null,
+    events: [],
+    transitions: [],
+    endpointSlices: [],
+    nodes: [],
+    views: { columns: null, watch: "", describe: "", events: "", yaml: "" },
+    stage: null,
+    scenario: null,
+    actions: [],
+  };
+}
+
+/** A full snapshot replaces everything (after join, seek, apply). */
+export function applySnapshot(prev, msg) {
+  const sameSession = prev.session && prev.session === msg.session;
+  const transitions = Array.isArray(msg.transitions) ? msg.transitions : [];
+  const pod = msg.pod ?? null;
+  return {
+    ...initialState(),
+    session: msg.session ?? prev.session,
+    seq: msg.seq ?? 0,
+    now: msg.now ?? 0,
+    clock: { ...initialState().clock, ...(msg.clock || {}) },
+    pod,
+    lastPod: pod ?? (sameSession ? prev.lastPod : null),
+    events: msg.events || [],
+    transitions,
+    endpointSlices: msg.endpointSlices || [],
+    nodes: msg.nodes || [],
+    views: { ...initialState().views, ...(msg.views || {}) },
+    stage: msg.stage ?? lastStage(transitions),
+    scenario: msg.scenario ?? (sameSession ? prev.scenario : null),
+    actions: msg.actions || [],
+  };
+}
+
+/**
+ * A tick carries what changed. Returns {state, resync}: resync is true when a sequence
+ * number was skipped (or no snapshot was seen yet); the caller then re-joins and the
+ * state is left as it was.
+ */
+export function applyTick(prev, tick) {
+  if (prev.seq < 0 || tick.seq !== prev.seq + 1) return { state: prev, resync: true };
+  const lastSeq = prev.transitions.length ? prev.transitions.at(-1).seq : -1;
+  const fresh = (tick.transitions || []).filter((tr) => tr.seq === undefined || tr.seq > lastSeq);
+  const transitions = fresh.length ? prev.transitions.concat(fresh) : prev.transitions;
+  const has = (key) => Object.hasOwn(tick, key);
+  const pod = has("pod") ? tick.pod : prev.pod;
+  return {
+    resync: false,
+    state: {
+      ...prev,
+      seq: tick.seq,
+      now: tick.now ?? prev.now,
+      clock: has("clock") ? { ...prev.clock, ...tick.clock } : prev.clock,
+      pod,
+      lastPod: pod ?? prev.lastPod,
+      events: has("events") ? tick.events : prev.events,
+      transitions,
+      endpointSlices: has("endpointSlices") ? tick.endpointSlices : prev.endpointSlices,
+      nodes: has("nodes") ? tick.nodes : prev.nodes,
+      views: has("views") ? { ...prev.views, ...tick.views } : prev.views,
+      stage: has("stage") ? tick.stage : fresh.length ? lastStage(transitions) : prev.stage,
+    },
+  };
+}
+
+/** Remember an action the user just sent (the server's log arrives with the next snapshot). */
+export function recordAction(prev, action) {
+  return { ...prev, actions: prev.actions.concat([{ at: prev.now, ...action }]) };
+}
+
+function lastStage(transitions) {
+  const last = transitions.at(-1);
+  return last ? { stage: last.stage, step: last.step, container: last.container ?? null } : null;
+}
+
+// ---------------------------------------------------------------- containers
+
+/** Containers in start order: init (and sidecars, which are init containers that keep running), then app. */
+export function containersOf(pod) {
+  const spec = pod?.spec || {};
+  const inits = (spec.initContainers || []).map((c) => ({
+    name: c.name,
+    kind: c.restartPolicy === "Always" ? "sidecar" : "init",
+    spec: c,
+  }));
+  const apps = (spec.containers || []).map((c) => ({ name: c.name, kind: "app", spec: c }));
+  return inits.concat(apps);
+}
+
+/** The containers of the Pod, or (once it is gone and no spec was seen) of the transitions. */
+export function containersFrom(state) {
+  const pod = state.pod || state.lastPod;
+  if (pod) return containersOf(pod);
+  const found = new Map();
+  for (const tr of state.transitions) {
+    if (!tr.container || found.has(tr.container)) continue;
+    found.set(tr.container, { name: tr.container, kind: tr.stage === 2 ? "init" : "app", spec: null });
+  }
+  const all = [...found.values()];
+  return [...all.filter((c) => c.kind !== "app"), ...all.filter((c) => c.kind === "app")];
+}
+
+export const PROBES = ["liveness", "readiness", "startup"];
+
+export function probesOf(containerSpec) {
+  return PROBES.filter((p) => containerSpec?.[`${p}Probe`]);
+}
+
+export function containerStatusView(status) {
+  const [stateName, detail] = Object.entries(status?.state || {})[0] || [null, {}];
+  const [lastName, lastDetail] = Object.entries(status?.lastState || {})[0] || [null, {}];
+  return {
+    state: stateName,
+    reason: detail?.reason ?? null,
+    message: detail?.message ?? null,
+    exitCode: detail?.exitCode ?? null,
+    restarts: status?.restartCount ?? 0,
+    ready: Boolean(status?.ready),
+    started: status?.started ?? null,
+    last: lastName
+      ? { state: lastName, reason: lastDetail?.reason ?? null, exitCode: lastDetail?.exitCode ?? null }
+      : null,
+  };
+}
+
+function statusesByName(pod) {
+  const all = [...(pod?.status?.initContainerStatuses || []), ...(pod?.status?.containerStatuses || [])];
+  return new Map(all.map((s) => [s.name, s]));
+}
+
+// ---------------------------------------------------------------- the status panel
+
+const CONDITION_ORDER = ["PodScheduled", "PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready"];
+
+export function statusModel(state) {
+  const pod = state.pod;
+  const columns = state.views?.columns || null;
+  if (!pod) return { present: false, surprises: [], reasons: [], containers: [], conditions: [] };
+  const phase = pod.status?.phase ?? null;
+  const kubectlStatus = columns?.STATUS ?? null;
+  const byName = statusesByName(pod);
+  const containers = containersOf(pod).map((c) => ({
+    name: c.name,
+    kind: c.kind,
+    probes: probesOf(c.spec),
+    ...containerStatusView(byName.get(c.name)),
+  }));
+  const conditions = [...(pod.status?.conditions || [])]
+    .sort((a, b) => rank(CONDITION_ORDER, a.type) - rank(CONDITION_ORDER, b.type))
+    .map((c) => ({
+      type: c.type,
+      status: c.status,
+      since: toVirtual(c.lastTransitionTime),
+      reason: c.reason ?? null,
+      message: c.message ?? null,
+    }));
+  const reasons = unique([
+    kubectlStatus,
+    ...containers.flatMap((c) => [c.reason, c.last?.reason]),
+    ...conditions.map((c) => c.reason),
+    pod.metadata?.deletionTimestamp ? "Terminating" : null,
+    phase,
+  ]);
+  return {
+    present: true,
+    name: pod.metadata?.name ?? "",
+    phase,
+    kubectlStatus,
+    ready: columns?.READY ?? null,
+    restarts: columns?.RESTARTS ?? null,
+    node: pod.spec?.nodeName ?? null,
+    conditions,
+    containers,
+    reasons,
+    surprises: surprises(state, phase, kubectlStatus, containers),
+  };
+}
+
+function surprises(state, phase, kubectlStatus, containers) {
+  const found = [];
+  const crashLooping =
+    (kubectlStatus || "").includes("CrashLoopBackOff") ||
+    containers.some((c) => c.reason === "CrashLoopBackOff");
+  if (phase === "Running" && crashLooping) found.push({ key: "surprise.crashloop" });
+  const nodeName = state.pod?.spec?.nodeName;
+  const node = (state.nodes || []).find((n) => n.metadata?.name === nodeName);
+  const nodeReady = node?.status?.conditions?.find((c) => c.type === "Ready")?.status;
+  if (node && nodeReady && nodeReady !== "True" && phase !== "Unknown") {
+    found.push({ key: "surprise.nodeLost" });
+  }
+  if (state.pod?.metadata?.deletionTimestamp) found.push({ key: "surprise.terminating", params: { phase } });
+  if (!found.length && kubectlStatus && phase && kubectlStatus !== phase) {
+    found.push({ key: "surprise.statusNotPhase", params: { status: kubectlStatus, phase } });
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------- the five-stage diagram
+
+export const STAGE_STEPS = {
+  1: ["submitted", "scheduled", "kubelet", "pull", "volumes"],
+  3: ["start", "postStart", "startupProbe"],
+  4: ["running", "liveness", "readiness"],
+  5: ["endpoints", "preStop", "sigterm", "grace", "sigkill", "removed"],
+};
+// Steps of the vocabulary that have no box of their own light up the box they belong to.
+const STEP_BOX = { scheduling: "scheduled", exit: "running", backoff: "running", sidecar: "init" };
+
+const BAD_REASONS = new Set([
+  "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CrashLoopBackOff",
+  "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "StartError",
+  "PostStartHookError", "OOMKilled", "Error", "ContainerCannotRun", "ContainerStatusUnknown",
+  "Unschedulable", "FailedScheduling",
+]);
+
+export function isFailure(tr) {
+  const after = tr.after;
+  if (tr.step === "backoff") return true;
+  if ((tr.field === "started" || tr.field === "ready") && tr.container && after === false) return true;
+  if (typeof after === "string") return after === "failure" || after === "Failed" || BAD_REASONS.has(after);
+  if (after && typeof after === "object") {
+    if (BAD_REASONS.has(after.reason)) return true;
+    if (after.state === "terminated" && after.exitCode) return true;
+    if (after.result === "failure" || after.fails === true || after.failed === true) return true;
+  }
+  return /\bfail/i.test(tr.cause || "") && !/\bno longer fail/i.test(tr.cause || "");
+}
+
+/** Which box of the diagram a transition (or the server's `stage`) lights up. */
+export function boxKey(stage, step, container) {
+  const box = STEP_BOX[step] || step;
+  if (stage === 2) return `2:init:${container ?? ""}`;
+  if (stage === 3 || stage === 4) return `${stage}:${box}:${container ?? ""}`;
+  if (step === "outcome") return "outcome";
+  return `${stage}:${box}`;
+}
+
+/** A number of seconds in a cause like "Back-off 20s restarting failed container". */
+export function backoffSeconds(tr) {
+  if (typeof tr.after === "number" && tr.field !== "restartCount") return tr.after;
+  for (const key of ["seconds", "backoffSeconds", "backoff"]) {
+    if (typeof tr.after?.[key] === "number") return tr.after[key];
+  }
+  const m = /(\d+(?:\.\d+)?)\s?s\b/.exec(tr.cause || "");
+  return m ? Number(m[1]) : null;
+}
+
+function defined(step, spec) {
+  switch (step) {
+    case "postStart":
+      return Boolean(spec?.lifecycle?.postStart);
+    case "preStop":
+      return Boolean(spec?.lifecycle?.preStop);
+    case "startupProbe":
+      return Boolean(spec?.startupProbe);
+    case "liveness":
+      return Boolean(spec?.livenessProbe);
+    case "readiness":
+      return Boolean(spec?.readinessProbe);
+    default:
+      return true;
+  }
+}
+
+/** Where a transition belongs in the diagram: init containers always in stage 2. */
+function placeOf(tr, kinds) {
+  const kind = tr.container ? kinds.get(tr.container) : null;
+  if (kind === "init" && tr.stage !== 1 && tr.stage !== 5) return { stage: 2, step: "init", container: tr.container };
+  return { stage: tr.stage, step: tr.step, container: tr.container ?? null };
+}
+
+export function diagramModel(state) {
+  const containers = containersFrom(state);
+  const kinds = new Map(containers.map((c) => [c.name, c.kind]));
+  const laneNames = containers.filter((c) => c.kind === "app").map((c) => c.name);
+  for (const tr of state.transitions) {
+    const place = placeOf(tr, kinds);
+    if ((place.stage === 3 || place.stage === 4) && place.container && !laneNames.includes(place.container)) {
+      laneNames.push(place.container);
+    }
+  }
+  const specOf = new Map(containers.map((c) => [c.name, c.spec]));
+  const anySpec = (step) => containers.some((c) => c.kind !== "init" && defined(step, c.spec));
+  const layout = [1, 2, 3, 4, 5].map((stage) => {
+    if (stage === 2) return [containers.filter((c) => c.kind !== "app").map((c) => ({ stage, step: "init", container: c.name, kind: c.kind, isDefined: true }))];
+    if (stage === 3 || stage === 4) {
+      return (laneNames.length ? laneNames : [null]).map((name) =>
+        STAGE_STEPS[stage].map((step) => ({ stage, step, container: name, isDefined: name ? defined(step, specOf.get(name)) : true })));
+    }
+    // Stage 5 in two rows, as the article draws it: endpoints, preStop, SIGTERM, then
+    // (grace period over) SIGKILL; stage 1 in one.
+    const rows = stage === 5 ? [STAGE_STEPS[5].slice(0, 3), STAGE_STEPS[5].slice(3)] : [STAGE_STEPS[stage]];
+    return rows.map((row) => row.map((step) => ({ stage, step, container: null, isDefined: step === "preStop" ? anySpec("preStop") : true })));
+  });
+  const keys = new Set(layout.flat(2).map((b) => boxKey(b.stage, b.step, b.container)));
+
+  const seen = new Map(); // box key -> {failed, tr}
+  const stagesSeen = new Set();
+  const loops = { pull: { count: 0, seconds: null, failedAt: null }, init: { count: 0, seconds: null, container: null }, restart: new Map() };
+  let outcome = null;
+  let currentKey = null;
+  let currentBox = null;
+  const lastInStage = new Map();
+  for (const tr of state.transitions) {
+    const place = placeOf(tr, kinds);
+    stagesSeen.add(place.stage);
+    let container = place.container;
+    if (!container && (place.stage >= 2 && place.stage <= 4)) container = lastInStage.get(place.stage) ?? layout[place.stage - 1][0]?.[0]?.container ?? null;
+    else if (container) lastInStage.set(place.stage, container);
+    const key = boxKey(place.stage, place.step, container);
+    if (keys.has(key)) {
+      if (place.container || place.stage === 1 || place.stage === 5) seen.set(key, { failed: isFailure(tr), tr });
+      currentKey = key;
+      currentBox = { stage: place.stage, step: STEP_BOX[place.step] || place.step, container: container ?? null };
+    }
+    if (tr.step === "pull" && tr.field === "image") {
+      if (tr.after === "failed") loops.pull.failedAt = tr.t;
+      if (tr.after === "pulling" && loops.pull.failedAt !== null) {
+        loops.pull.count += 1;
+        loops.pull.seconds = Math.round((tr.t - loops.pull.failedAt) * 10) / 10;
+        loops.pull.failedAt = null;
+      }
+    }
+    if (tr.step === "pull" && tr.after?.reason === "ImagePullBackOff" && !loops.pull.count) loops.pull.count = 1;
+    const kind = kinds.get(tr.container);
+    const restartLoop = kind === "init" ? loops.init : tr.container ? loops.restart.get(tr.container) || { count: 0, seconds: null } : null;
+    if (restartLoop && tr.field === "restartCount" && typeof tr.after === "number") restartLoop.count = tr.after;
+    if (restartLoop && tr.after?.reason === "CrashLoopBackOff") restartLoop.seconds = backoffSeconds(tr) ?? restartLoop.seconds;
+    if (kind === "init" && restartLoop.count) loops.init.container = tr.container;
+    else if (restartLoop && kind !== "init" && (restartLoop.count || restartLoop.seconds !== null)) loops.restart.set(tr.container, restartLoop);
+    if (tr.step === "outcome") outcome = outcomeOf(tr.after) ?? outcome;
+  }
+  const current = state.stage || lastStage(state.transitions);
+  const currentStage = current?.stage ?? null;
+  const boxState = (key, isDefined, stage) => {
+    if (key === currentKey && stage === currentStage) return seen.get(key)?.failed ? "current failed" : "current";
+    const hit = seen.get(key);
+    if (hit) return hit.failed ? "failed" : "done";
+    if (!isDefined) return "undefined";
+    if (currentStage && stage < currentStage && stage !== 2) return "skipped";
+    return "pending";
+  };
+  const stages = layout.map((lanes, i) => {
+    const stage = i + 1;
+    return {
+      stage,
+      lanes: lanes.map((lane) => lane.map((b) => {
+        const key = boxKey(b.stage, b.step, b.container);
+        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, state: boxState(key, b.isDefined, stage), tr: seen.get(key)?.tr ?? null };
+      })),
+      state: stage === currentStage ? "current" : stagesSeen.has(stage) ? "visited" : "pending",
+    };
+  });
+  if (!outcome) {
+    const phase = state.pod?.status?.phase;
+    if (!state.pod && state.lastPod) outcome = "removed";
+    else if (phase === "Succeeded" || phase === "Failed") outcome = phase;
+  }
+  return {
+    current,
+    currentKey: currentStage ? currentKey : null,
+    currentBox: currentBox && currentBox.stage === currentStage ? currentBox : null,
+    stages,
+    lanes: laneNames,
+    loops: {
+      pull: loops.pull.count ? { count: loops.pull.count, seconds: loops.pull.seconds } : null,
+      init: loops.init.count ? { count: loops.init.count, seconds: loops.init.seconds, container: loops.init.container } : null,
+      restart: [...loops.restart].map(([container, loop]) => ({ container, ...loop })),
+    },
+    countdown: graceCountdown(state.pod, state.now),
+    outcome,
+  };
+}
+
+function outcomeOf(after) {
+  const text = typeof after === "string" ? after : after?.outcome ?? after?.phase ?? null;
+  if (!text) return null;
+  if (/succeeded/i.test(text)) return "Succeeded";
+  if (/failed/i.test(text)) return "Failed";
+  if (/removed|deleted/i.test(text)) return "removed";
+  return null;
+}
+
+/** Seconds left of the grace period: deletionTimestamp is the deadline (deletion time + grace). */
+export function graceCountdown(pod, now) {
+  const deadline = toVirtual(pod?.metadata?.deletionTimestamp);
+  if (deadline === null) return null;
+  const grace = pod.metadata.deletionGracePeriodSeconds ?? null;
+  const remaining = Math.max(0, deadline - now);
+  return { deadline, grace, remaining, started: grace === null ? null : deadline - grace };
+}
+
+// ---------------------------------------------------------------- the timeline
+
+export function timelineModel(state) {
+  const containers = containersFrom(state);
+  const removedAt = state.pod ? null : state.transitions.findLast((tr) => tr.step === "removed")?.t ?? null;
+  const stop = removedAt ?? state.now;
+  const lanes = containers.map((c) => {
+    const segments = [];
+    for (const tr of state.transitions) {
+      if (tr.container !== c.name || tr.field !== "state" || !tr.after) continue;
+      const last = segments.at(-1);
+      if (last) last.to = tr.t;
+      segments.push({ from: tr.t, to: stop, state: tr.after.state, reason: tr.after.reason ?? null, exitCode: tr.after.exitCode ?? null });
+    }
+    return { container: c.name, kind: c.kind, segments: segments.filter((s) => s.to > s.from || s.to === stop) };
+  });
+  const probes = state.transitions
+    .filter((tr) => typeof tr.field === "string" && tr.field.startsWith("probe."))
+    .map((tr) => ({ t: tr.t, container: tr.container, probe: tr.field.slice(6), result: tr.after }));
+  const events = (state.events || [])
+    .map((e) => ({
+      t: toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp) ?? toVirtual(e.metadata?.creationTimestamp),
+      type: e.type,
+      reason: e.reason,
+      message: e.message,
+      count: e.count ?? 1,
+    }))
+    .filter((e) => e.t !== null)
+    .sort((a, b) => a.t - b.t);
+  const lastT = Math.max(state.now, ...state.transitions.map((tr) => tr.t), ...events.map((e) => e.t));
+  return { start: 0, end: niceEnd(lastT * 1.05), now: state.now, lanes, probes, events };
+}
+
+/** A round end for the time axis that changes rarely while the clock runs. */
+export function niceEnd(seconds) {
+  for (const end of [30, 60, 90, 120, 180, 240, 300, 450, 600, 900, 1200, 1800, 2700, 3600]) if (seconds <= end) return end;
+  return Math.ceil(seconds / 3600) * 3600;
+}
+
+/** The virtual second under a click at fraction x (0..1) of the timeline's width. */
+export function seekTarget(model, fraction, end = null) {
+  const t = model.start + Math.min(1, Math.max(0, fraction)) * (model.end - model.start);
+  const limit = end ?? model.now;
+  return Math.round(Math.min(t, Math.max(limit, model.now)) * 10) / 10;
+}
+
+// ---------------------------------------------------------------- events, endpoints, lesson
+
+export function eventRows(events) {
+  return (events || [])
+    .map((e) => ({
+      t: toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp),
+      type: e.type ?? "",
+      reason: e.reason ?? "",
+      object: [e.involvedObject?.kind, e.involvedObject?.name].filter(Boolean).join("/") +
+        (e.involvedObject?.fieldPath ? ` ${e.involvedObject.fieldPath}` : ""),
+      message: e.message ?? "",
+      count: e.count ?? 1,
+    }))
+    .sort((a, b) => (a.t ?? 0) - (b.t ?? 0));
+}
+
+export function endpointsModel(slices) {
+  return (slices || []).map((slice) => ({
+    service: slice.metadata?.labels?.["kubernetes.io/service-name"] ?? slice.metadata?.name ?? "",
+    endpoints: (slice.endpoints || []).map((e) => ({
+      address: (e.addresses || []).join(", "),
+      target: e.targetRef?.name ?? "",
+      ready: e.conditions?.ready ?? null,
+      serving: e.conditions?.serving ?? null,
+      terminating: e.conditions?.terminating ?? null,
+    })),
+  }));
+}
+
+/** Words that have appeared: steps, reasons, phases, kubectl STATUS values (from the watch view). */
+export function seenWords(state) {
+  const words = new Set();
+  for (const tr of state.transitions) {
+    words.add(tr.step);
+    if (typeof tr.after === "string") words.add(tr.after);
+    if (tr.after?.reason) words.add(tr.after.reason);
+    if (tr.after?.state) words.add(tr.after.state);
+  }
+  for (const line of (state.views?.watch || "").split("\n").slice(1)) {
+    for (const word of line.trim().split(/\s+/)) words.add(word);
+  }
+  const status = state.views?.columns?.STATUS;
+  if (status) words.add(status);
+  if (state.pod?.status?.phase) words.add(state.pod.status.phase);
+  if (state.pod?.metadata?.deletionTimestamp) words.add("Terminating");
+  for (const e of state.events || []) words.add(e.reason);
+  words.delete(undefined);
+  words.delete(null);
+  return words;
+}
+
+export function lessonModel(state) {
+  const steps = state.scenario?.lesson || [];
+  const words = seenWords(state);
+  return steps.map((step, index) => ({
+    index,
+    at: step.at ?? null,
+    when: step.when ?? null,
+    text: step.text || {},
+    reached: (step.at !== null && step.at !== undefined && state.now >= step.at) || (step.when ? words.has(step.when) : false),
+  }));
+}
+
+/** What the probe switch of (container, probe) shows: the user's last choice, else what the probe last saw. */
+export function probeSwitchValue(state, container, probe) {
+  const chosen = state.actions.findLast(
+    (a) => a.action === "set-probe" && a.container === container && a.probe === probe,
+  );
+  if (chosen) return chosen.healthy ? "healthy" : "failing";
+  const seen = state.transitions.findLast((tr) => tr.container === container && tr.field === `probe.${probe}`);
+  return seen?.after === "failure" ? "failing" : "healthy";
+}
+
+function rank(order, value) {
+  const i = order.indexOf(value);
+  return i < 0 ? order.length : i;
+}
+
+function unique(values) {
+  return [...new Set(values.filter(Boolean))];
+}

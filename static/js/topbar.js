@@ -1,0 +1,128 @@
+// Top bar: scenario picker, language switch, share link, downloads.
+import { h, emit, fill, setText } from "./dom.js";
+import { t, lang } from "./i18n.js";
+
+const LANGUAGE_NAMES = { en: "English", zh: "中文" };
+
+export function mount(root, { editorText }) {
+  let scenarios = [];
+  let current = { scenario: null, lastPick: null };
+  let latest = null;
+
+  const picker = h("select", { id: "scenario-picker", class: "picker", on: { change: () => {
+    const name = picker.value;
+    if (name && name !== current.scenario) emit("pg:join", { scenario: name });
+  } } });
+  const pickerLabel = h("label", { for: "scenario-picker", class: "topbar-label", "data-i18n": "top.scenario" });
+
+  const langButtons = Object.entries(LANGUAGE_NAMES).map(([code, name]) =>
+    h("button", { type: "button", class: "lang-button", lang: code === "zh" ? "zh-CN" : "en", dataset: { lang: code },
+      on: { click: () => emit("pg:lang", { lang: code }) } }, name));
+  const langGroup = h("div", { class: "lang-switch", role: "group", "data-i18n-aria": "top.language" }, langButtons);
+
+  const shareButton = h("button", { type: "button", id: "share", class: "button", "data-i18n": "top.share",
+    on: { click: () => share() } });
+  const shareOut = h("output", { class: "share-out", id: "share-out", "aria-live": "polite" });
+  const shareLink = h("input", { class: "share-link", id: "share-link", readonly: true, "data-i18n-aria": "top.share", hidden: true });
+
+  const downloads = [
+    ["top.download.yaml", "yaml", () => download(`${scenarioName()}.yaml`, "text/yaml", editorText())],
+    ["top.download.trace", "trace", () => download(`${scenarioName()}-trace.json`, "application/json", traceJson())],
+    ["top.download.transcript", "transcript", () => download(`${scenarioName()}-transcript.txt`, "text/plain", transcript())],
+  ].map(([key, id, fn]) => h("button", { type: "button", class: "menu-item", id: `download-${id}`, "data-i18n": key, on: { click: fn } }));
+  const downloadMenu = h("details", { class: "download" },
+    h("summary", { class: "button", "data-i18n": "top.download" }),
+    h("div", { class: "menu" }, downloads));
+
+  root.append(
+    h("div", { class: "topbar-group" }, pickerLabel, picker),
+    langGroup,
+    h("div", { class: "topbar-group" }, shareButton, downloadMenu),
+    h("div", { class: "topbar-share" }, shareOut, shareLink),
+  );
+
+  fetch("/api/scenarios", { headers: { Accept: "application/json" } })
+    .then((r) => (r.ok ? r.json() : []))
+    .then((list) => {
+      scenarios = Array.isArray(list) ? list : [];
+      fillPicker();
+    })
+    .catch(() => fillPicker());
+
+  function scenarioName() {
+    return (latest?.scenario?.name || "scenario").replace(/[^\w.-]+/g, "-");
+  }
+
+  function fillPicker() {
+    const language = lang();
+    const options = scenarios.map((s) =>
+      h("option", { value: s.name, title: s.description?.[language] ?? "" }, s.title?.[language] || s.title?.en || s.name));
+    const known = scenarios.some((s) => s.name === current.scenario);
+    if (!known) {
+      const title = latest?.scenario?.title?.[language] || latest?.scenario?.title?.en;
+      options.unshift(h("option", { value: current.scenario ?? "" }, title || t("top.scenario.custom")));
+    }
+    fill(picker, options);
+    picker.value = current.scenario ?? "";
+    current.lastPick = `${language}|${current.scenario}|${scenarios.length}`;
+  }
+
+  async function share() {
+    if (!latest?.scenario) return;
+    try {
+      const response = await fetch("/api/share", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ yaml: latest.scenario.yaml ?? editorText(), actions: latest.actions, at: latest.now }),
+      });
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(data.message || data.error || String(response.status));
+      const url = new URL(data.url, location.href).href;
+      shareLink.value = url;
+      shareLink.hidden = false;
+      let copied = false;
+      try {
+        await navigator.clipboard.writeText(url);
+        copied = true;
+      } catch {
+        shareLink.select();
+      }
+      setText(shareOut, t(copied ? "top.share.copied" : "top.share.ready", { url }));
+    } catch (error) {
+      setText(shareOut, t("top.share.failed", { message: error.message }));
+    }
+  }
+
+  function traceJson() {
+    const s = latest || {};
+    return JSON.stringify({ scenario: s.scenario?.name ?? null, now: s.now, actions: s.actions, pod: s.pod,
+      events: s.events, transitions: s.transitions, endpointSlices: s.endpointSlices }, null, 2);
+  }
+
+  function transcript() {
+    const v = latest?.views || {};
+    return `$ kubectl get pods -w\n${v.watch || ""}\n\n$ kubectl get events\n${v.events || ""}\n`;
+  }
+
+  return {
+    update(state) {
+      latest = state;
+      const name = state.scenario?.name ?? null;
+      for (const b of langButtons) b.setAttribute("aria-pressed", String(b.dataset.lang === lang()));
+      if (name !== current.scenario || current.lastPick !== `${lang()}|${name}|${scenarios.length}`) {
+        current.scenario = name;
+        fillPicker();
+      }
+      shareButton.disabled = !state.scenario;
+    },
+  };
+}
+
+function download(filename, type, text) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = h("a", { href: url, download: filename, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

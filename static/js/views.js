@@ -1,0 +1,95 @@
+// kubectl's views, rendered by the server (get pods -w, describe, -o yaml), the events
+// table and the Service's endpoints, behind keyboard-navigable tabs.
+import { h, fill, setText } from "./dom.js";
+import { t, lang, seconds } from "./i18n.js";
+import { eventRows, endpointsModel } from "./state.js";
+
+const TABS = ["watch", "events", "endpoints", "describe", "yaml"];
+
+export function mount(root) {
+  const tablist = h("div", { class: "tabs", role: "tablist", "data-i18n-aria": "views.heading" });
+  const panels = {};
+  const tabs = TABS.map((name, i) => {
+    const tab = h("button", { type: "button", role: "tab", class: "tab", id: `tab-${name}`, "aria-controls": `view-${name}`,
+      "aria-selected": String(i === 0), tabindex: i === 0 ? "0" : "-1", "data-i18n": `views.${name}`,
+      on: { click: () => select(name), keydown: (e) => keys(e, i) } });
+    panels[name] = h("div", { class: "tab-panel", role: "tabpanel", id: `view-${name}`, "aria-labelledby": `tab-${name}`,
+      tabindex: "0", hidden: i !== 0 });
+    return tab;
+  });
+  tablist.append(...tabs);
+  root.append(tablist, ...Object.values(panels));
+  const pres = {};
+  for (const name of ["watch", "describe", "yaml"]) {
+    pres[name] = h("pre", { class: "kubectl", id: `kubectl-${name}` });
+    panels[name].append(pres[name]);
+  }
+  let shown = {};
+
+  function select(name) {
+    tabs.forEach((tab, i) => {
+      const on = TABS[i] === name;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+      panels[TABS[i]].hidden = !on;
+    });
+  }
+  function keys(event, i) {
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    const j = (next + TABS.length) % TABS.length;
+    select(TABS[j]);
+    tabs[j].focus();
+  }
+
+  return {
+    update(state) {
+      const language = lang();
+      for (const name of ["watch", "describe", "yaml"]) {
+        const text = state.views?.[name] || t("views.empty");
+        if (pres[name].textContent !== text) {
+          const atBottom = panels[name].scrollTop + panels[name].clientHeight >= panels[name].scrollHeight - 4;
+          setText(pres[name], text);
+          if (name === "watch" && atBottom) panels[name].scrollTop = panels[name].scrollHeight;
+        }
+      }
+      const eventsKey = JSON.stringify([language, state.events]);
+      if (shown.events !== eventsKey) {
+        shown.events = eventsKey;
+        fill(panels.events, eventsTable(eventRows(state.events)));
+      }
+      const endpointsKey = JSON.stringify([language, state.endpointSlices]);
+      if (shown.endpoints !== endpointsKey) {
+        shown.endpoints = endpointsKey;
+        fill(panels.endpoints, endpointsView(endpointsModel(state.endpointSlices)));
+      }
+    },
+  };
+}
+
+function eventsTable(rows) {
+  if (!rows.length) return h("p", { class: "hint" }, t("events.none"));
+  return h("table", { class: "events-table", id: "events-table" },
+    h("thead", {}, h("tr", {}, ["events.lastSeen", "events.type", "events.reason", "events.object", "events.message", "events.count"]
+      .map((k) => h("th", { scope: "col" }, t(k))))),
+    h("tbody", {}, rows.map((r) => h("tr", { class: r.type === "Warning" ? "is-warning" : "" },
+      h("td", {}, r.t === null ? "" : seconds(r.t)),
+      h("td", {}, r.type === "Warning" ? `⚠ ${r.type}` : r.type),
+      h("td", {}, r.reason), h("td", {}, r.object), h("td", {}, r.message), h("td", {}, String(r.count))))));
+}
+
+function endpointsView(services) {
+  if (!services.length) return h("p", { class: "hint", id: "endpoints-none" }, t("endpoints.none"));
+  const flag = (value, key) => h("span", { class: ["ep-flag", value === true ? "is-true" : value === false ? "is-false" : "is-unknown"],
+    dataset: { flag: key } }, `${value === true ? "✓" : value === false ? "✗" : "?"} ${t(`endpoints.${key}`)}`);
+  return h("div", { class: "endpoints", id: "endpoints" },
+    services.map((svc) => h("section", { class: "ep-service" },
+      h("h3", { class: "sub-title" }, `${t("endpoints.service")} ${svc.service}`),
+      svc.endpoints.length
+        ? h("ul", { class: "ep-list" }, svc.endpoints.map((e) => h("li", { class: ["ep", e.ready ? "is-ready" : "is-not-ready"], dataset: { target: e.target } },
+          h("code", {}, e.address), e.target ? ` (${t("endpoints.target")} ${e.target}) ` : " ",
+          flag(e.ready, "ready"), flag(e.serving, "serving"), flag(e.terminating, "terminating"))))
+        : h("p", { class: "hint" }, t("endpoints.noEndpoints", { service: svc.service })))),
+    h("p", { class: "hint" }, t("endpoints.note")));
+}
