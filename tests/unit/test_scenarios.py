@@ -512,7 +512,7 @@ def fact_init_container_fails(run: Run) -> None:
 def fact_container_cannot_run(run: Run) -> None:
     want = """Error: container's runAsUser breaks non-root policy (pod: "legacy-app_default("""
     failed = messages(run, "Failed")
-    assert any(m.startswith(want) and m.endswith("), container: app)") for m in failed), failed
+    assert any(m.startswith(want) and m.endswith(')", container: app)') for m in failed), failed
     assert first_state(run, "app", "running") is None, "a root container ran under runAsNonRoot"
     assert run.last().phase == "Pending" and run.last().status == "CreateContainerConfigError"
 

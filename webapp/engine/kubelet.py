@@ -50,6 +50,7 @@ from webapp.engine.probes import (
 )
 from webapp.engine.process import Process, all_of
 from webapp.engine.runtime import ContainerInstance, Runtime
+from webapp.engine.security_context import verify_run_as_non_root
 from webapp.engine.status import (
     CONTAINER_CREATING,
     POD_INITIALIZING,
@@ -487,12 +488,17 @@ class Kubelet:
             self._set_reason(record, pulled.reason, pulled.message)
             wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
             return False
+        # generateContainerConfig: the environment first, then verifyRunAsNonRoot.
         config_error = container_config_error(record.spec, sim.config_maps, sim.secrets)
+        step, config_field = "volumes", "config"
+        if not config_error:
+            config_error = verify_run_as_non_root(sim.pod_spec, record.spec, sim.pod_format)
+            step, config_field = "kubelet", "securityContext"
         if config_error:
             self.event(record, WARNING, "Failed", f"Error: {config_error}")
             self._set_reason(record, "CreateContainerConfigError", config_error)
             sim.transition(
-                "volumes", f"Container/{record.name}", "config", None, "error", config_error,
+                step, f"Container/{record.name}", config_field, None, "error", config_error,
                 container=record.name,
             )  # fmt: skip
             wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
