@@ -6,6 +6,9 @@ import { containersOf, probesOf, probeSwitchValue } from "./state.js";
 
 export const SPEEDS = [0.5, 1, 2, 5, 10, 100];
 
+/** A refusal from the server that is not about the YAML (rate limit, an action refused). */
+export let showMessage = () => {};
+
 export function mount(clockRoot, actionsRoot) {
   // ---- clock
   const play = h("button", { type: "button", class: "button button-primary", id: "play", on: { click: () => {
@@ -51,7 +54,14 @@ export function mount(clockRoot, actionsRoot) {
       node, nodeDown, nodeUp));
   const probeRow = h("div", { class: "control-row probe-row", id: "probe-switches" });
   const note = h("p", { class: "hint control-note", role: "status" });
-  clockRoot.append(clockRow);
+  const message = h("p", { class: "server-message", id: "server-message", role: "alert" });
+  clockRoot.append(clockRow, message);
+  let messageTimer = null;
+  showMessage = (text) => {
+    setText(message, text || "");
+    clearTimeout(messageTimer);
+    if (text) messageTimer = setTimeout(() => setText(message, ""), 8000);
+  };
   actionsRoot.append(actionRow, probeRow, note);
 
   let playing = false;

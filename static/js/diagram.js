@@ -243,8 +243,11 @@ function paint(refs, model) {
       box.g.setAttribute("class", ["box", ...states.map((x) => `is-${x}`)].join(" "));
       let words = t(STATE_WORDS[states.includes("failed") && !states.includes("current") ? "failed" : states[0]]);
       const reason = b.tr?.after?.reason;
-      if (states.includes("failed") && reason) words = `✗ ${reason}`;
-      else if (states.includes("current") && reason) words = `▶ ${reason}`;
+      const code = b.tr?.after?.exitCode;
+      const detail = reason ? `${reason}${code !== null && code !== undefined ? ` (${code})` : ""}` : null;
+      if (states.includes("failed") && detail) words = `✗ ${detail}`;
+      else if (states.includes("current") && detail) words = `▶ ${detail}`;
+      else if (states.includes("done") && detail && b.stage === 5) words = `✓ ${detail}`;
       if (b.step === "grace" && model.countdown) {
         const { remaining, grace } = model.countdown;
         words = remaining > 0 ? t("diagram.countdown", { seconds: Math.ceil(remaining), grace: grace ?? "?" }) : t("diagram.countdown.over");

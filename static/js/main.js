@@ -69,6 +69,7 @@ function render() {
 // ------------------------------------------------------------------ connection
 const socket = io({ transports: ["websocket"] });
 let joiningWithSession = false;
+let awaitingApply = false;
 
 function initialSource() {
   if (body.dataset.share) return { share: body.dataset.share };
@@ -100,6 +101,7 @@ socket.on("disconnect", () => {
 });
 socket.on("snapshot", (msg) => {
   joiningWithSession = false;
+  awaitingApply = false;
   state = applySnapshot(state, msg);
   if (msg.session) sessionStorage.setItem(SESSION_KEY, msg.session);
   editor.snapshotArrived(state);
@@ -122,7 +124,10 @@ socket.on("error", (err) => {
     join(initialSource());
     return;
   }
-  editor.showError(err || {});
+  const error = err || {};
+  if (Array.isArray(error.errors) || awaitingApply) editor.showError(error);
+  else controls.showMessage(i18n.t("err.generic", { message: error.message || error.code || "" }));
+  awaitingApply = false;
 });
 
 // ------------------------------------------------------------------ what the parts ask for
@@ -132,6 +137,7 @@ on("pg:join", (source) => {
   join(source);
 });
 on("pg:apply", ({ yaml }) => {
+  awaitingApply = true;
   if (state.session) socket.emit("apply", { yaml });
   else join({ yaml });
 });

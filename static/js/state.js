@@ -332,7 +332,9 @@ export function diagramModel(state) {
     else if (container) lastInStage.set(place.stage, container);
     const key = boxKey(place.stage, place.step, container);
     if (keys.has(key)) {
-      if (place.container || place.stage === 1 || place.stage === 5) seen.set(key, { failed: isFailure(tr), tr });
+      // A container killed during termination is the expected end of stage 5, not a failure.
+      const failed = isFailure(tr) && !(place.stage === 5 && tr.field === "state");
+      if (place.container || place.stage === 1 || place.stage === 5) seen.set(key, { failed, tr });
       currentKey = key;
       currentBox = { stage: place.stage, step: STEP_BOX[place.step] || place.step, container: container ?? null };
     }
