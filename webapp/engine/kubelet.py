@@ -146,6 +146,8 @@ class Kubelet:
         self.initialized = False  # a regular container has started (HasAnyRegularContainerStarted)
         self.terminal = False  # the pod worker finished the pod (podIsTerminal)
         self.terminating = False
+        self.terminating_grace_s: int | None = None  # podSyncStatus.gracePeriod
+        self.kills: list[Process] = []  # killContainer goroutines of the running sync
         self.work: Process | None = None
         self.pending_sync = False
         self.missed_sync = False
@@ -295,16 +297,42 @@ class Kubelet:
     def node_returned(self) -> None:
         """The kubelet runs again after ``node-up``: resync everything."""
         self.missed_sync = False
+        if self.terminating:
+            self._shorten_grace()  # a shorter deletion grace may have come while it was down
         self.request_sync()
 
     def pod_deleted(self) -> None:
-        """``UpdatePod(SyncPodKill)``: cancel a running sync and terminate."""
+        """``UpdatePod(SyncPodKill)``: cancel a running sync and terminate.
+
+        Once terminating, an update only matters when it shortens the grace period
+        (``calculateEffectiveGracePeriod``: the grace can only decrease)."""
         if self.terminating:
+            self._shorten_grace()
             return
+        self._cancel_work()
+        self.request_sync()
+
+    def _cancel_work(self) -> None:
+        """``status.cancelFn()``: drop the running sync and its container kills."""
         if self.work is not None:
             self.work.cancel()
             self.work = None
+        for kill in self.kills:
+            kill.cancel()
+        self.kills = []
         self.pending_sync = False
+
+    def _shorten_grace(self) -> None:
+        """A shorter grace cancels SyncTerminatingPod, which runs again with the new grace:
+        Killing again, preStop again within it, and a second StopContainer whose timeout
+        can only bring SIGKILL earlier (pod_workers.go wasGracePeriodShortened)."""
+        if self.terminal or self.terminating_grace_s is None:
+            return
+        if self.sim.kubelet_grace_seconds() >= self.terminating_grace_s:
+            return
+        if not self.sim.node_up(self.node_name):
+            return  # node_returned() looks again
+        self._cancel_work()
         self.request_sync()
 
     def _on_container_exit(self, instance: ContainerInstance) -> None:
@@ -630,7 +658,7 @@ class Kubelet:
         regular = [r for r in records if r.kind != "sidecar"]
         sidecars = [r for r in records if r.kind == "sidecar"]
         exits = {r.name: r.newest.exited for r in records if r.newest is not None}
-        processes = []
+        processes = self.kills = []
         for record in regular + sidecars:
             turn = None
             if record.kind == "sidecar":
@@ -647,6 +675,7 @@ class Kubelet:
                 )
             )
         yield all_of([p.done for p in processes])
+        self.kills = []
 
     def _sync_terminating_pod(self) -> Iterator:
         """``SyncTerminatingPod``: stop every container within the grace period."""
@@ -654,10 +683,13 @@ class Kubelet:
         self.terminating = True
         self.generate_status()
         grace = sim.kubelet_grace_seconds()
-        sim.transition(
-            "grace", sim.pod_object, "gracePeriod", None, grace,
-            f"Grace period of {grace}s starts", stage=5,
-        )  # fmt: skip
+        previous, self.terminating_grace_s = self.terminating_grace_s, grace
+        cause = f"Grace period of {grace}s starts"
+        if previous is not None:
+            cause = (
+                f"Grace period shortened from {previous}s to {grace}s: containers are stopped again"
+            )
+        sim.transition("grace", sim.pod_object, "gracePeriod", previous, grace, cause, stage=5)
         running = [r for r in self.records if r.newest is not None and r.newest.running]
         if running:
             yield from self._kill_all(running, grace)

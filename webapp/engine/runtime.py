@@ -106,6 +106,11 @@ class Runtime:
         """``StopContainer(timeout)``: SIGTERM now, SIGKILL when the timeout runs out."""
         if not instance.running:
             return
+        if instance.signal is not None:
+            # A second StopContainer (a shorter grace): SIGTERM again, which the process
+            # already handles, and a SIGKILL deadline that can only come earlier.
+            self._later(instance, timeout_ms, lambda: self.sigkill(instance))
+            return
         instance.signal = "SIGTERM"
         behaviour = self.behaviours.get(instance.name) or {}
         if not behaviour.get("ignoreSigterm"):

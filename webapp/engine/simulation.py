@@ -327,13 +327,14 @@ class Simulation:
         self, grace_seconds: int | None, *, force: bool = False, cause: str = ""
     ) -> None:
         """``CheckGracefulDelete`` and the registry: deletionTimestamp, or removal at once."""
+        if self.deletion_ms is not None:
+            self._delete_again(grace_seconds, cause)
+            return
         spec_grace = int(self.pod_spec.get("terminationGracePeriodSeconds", 30))
         grace = spec_grace if grace_seconds is None else max(0, int(grace_seconds))
         phase = (self._pod or {}).get("status", {}).get("phase")
         if self.node_name is None or phase in (SUCCEEDED, FAILED):
             grace = 0
-        if self.deletion_ms is not None:
-            grace = min(grace, self.deletion_grace_seconds or 0)
         self.deletion_grace_seconds = grace
         self.deletion_ms = self.clock.now_ms
         self.mark_dirty()
@@ -344,6 +345,25 @@ class Simulation:
                 self.kubelet.pod_deleted()
             return
         self._flush()
+        if self.kubelet is not None:
+            self.kubelet.pod_deleted()
+
+    def _delete_again(self, grace_seconds: int | None, cause: str) -> None:
+        """``rest.BeforeDelete`` on an object already being deleted: only a shorter grace
+        counts. deletionTimestamp moves to first deletion + new grace (it may already be
+        past); a new grace of 0 (force) removes the object at once."""
+        current = self.deletion_grace_seconds or 0
+        if grace_seconds is None or max(0, int(grace_seconds)) >= current:
+            return  # graceful deletion is pending: nothing changes
+        grace = max(0, int(grace_seconds))
+        self.deletion_grace_seconds = grace
+        self.mark_dirty()
+        self._flush()
+        self.transition("grace", self.pod_object, "metadata.deletionGracePeriodSeconds",
+                        current, grace, f"{cause or 'Deleted again'}: grace period shortened "
+                        f"from {current}s to {grace}s", stage=5)  # fmt: skip
+        if grace == 0:
+            self.remove_pod(cause or "Deleted with grace period 0")
         if self.kubelet is not None:
             self.kubelet.pod_deleted()
 

@@ -59,7 +59,13 @@ def kill_container(
                        f"preStop hook running ({message})", container=record.name)  # fmt: skip
         waited = min(hook.duration_ms, grace_ms)
         if waited:
-            yield waited
+            try:
+                yield waited
+            except GeneratorExit:  # the sync was cancelled (a shorter grace period)
+                sim.transition("preStop", obj, "hook.preStop", "running", "interrupted",
+                               "preStop hook interrupted: the kubelet cancelled this sync",
+                               container=record.name)  # fmt: skip
+                raise
         if hook.duration_ms > grace_ms:
             outcome, cause = "timedOut", "preStop hook still running when the grace period ran out"
         elif hook.fails:
