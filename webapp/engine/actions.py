@@ -1,12 +1,14 @@
 """User actions (``delete``, ``set-probe``, ``crash``, ``oom``, ``node-down``, ``node-up``,
 ``apply``): checked first, then performed. The same words run from ``script``, the live
 controls and the command line. An invalid action raises :class:`ActionError` and changes
-nothing.
+nothing. Once the Pod object is gone (``sim.pod()`` is None) every action is refused
+with ``pod_gone``.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from typing import TYPE_CHECKING, Any
 
 from webapp.engine.clock import URGENT
@@ -19,7 +21,7 @@ from webapp.engine.node_lifecycle import (
     mark_node_unknown,
     unreachable_toleration_seconds,
 )
-from webapp.engine.probes import PROBE_TYPES
+from webapp.engine.probes import PROBE_TYPES, SPEC_FIELD
 
 if TYPE_CHECKING:
     from webapp.engine.simulation import Simulation
@@ -45,6 +47,7 @@ def validate_action(sim: Simulation, action: Any) -> dict:
     if word not in ACTIONS:
         raise ActionError("unknown_action", {"action": word},
                           f"Unknown action {word!r}; expected one of {', '.join(ACTIONS)}.")  # fmt: skip
+    _require_pod(sim)
     return _CHECKS[word](sim, dict(action))
 
 
@@ -65,11 +68,17 @@ def _check_delete(sim: Simulation, action: dict) -> dict:
     _require_pod(sim)
     grace = action.get("gracePeriodSeconds")
     if grace is not None and (
-        isinstance(grace, bool) or not isinstance(grace, int | float) or grace < 0
+        isinstance(grace, bool)
+        or not isinstance(grace, int | float)
+        or (isinstance(grace, float) and not math.isfinite(grace))
+        or grace < 0
     ):
         raise ActionError("bad_grace", {"value": grace},
                           "gracePeriodSeconds must be a whole number of seconds, 0 or more.")  # fmt: skip
-    action["force"] = bool(action.get("force", False))
+    force = action.get("force", False)
+    if not isinstance(force, bool):
+        raise ActionError("bad_force", {"value": force}, "force must be true or false.")
+    action["force"] = force
     if grace is not None:
         action["gracePeriodSeconds"] = int(grace)
     return action
@@ -80,8 +89,14 @@ def _container_record(sim: Simulation, action: dict, *, running: bool):
     names = [
         c["name"] for key in ("initContainers", "containers") for c in sim.pod_spec.get(key) or []
     ]
+    if name is not None and not isinstance(name, str):
+        raise ActionError("bad_container", {"value": repr(name)},
+                          "container must be the name of one of the Pod's containers.")  # fmt: skip
     if name is None and len(sim.pod_spec.get("containers") or []) == 1:
         name = sim.pod_spec["containers"][0]["name"]
+    if name is None:
+        raise ActionError("container_required", {"containers": names},
+                          f"The Pod has several containers; name one of {', '.join(names)}.")  # fmt: skip
     if name not in names:
         raise ActionError("unknown_container", {"container": name},
                           f"The Pod has no container named {name!r}.")  # fmt: skip
@@ -96,9 +111,16 @@ def _container_record(sim: Simulation, action: dict, *, running: bool):
 def _check_set_probe(sim: Simulation, action: dict) -> dict:
     _require_pod(sim)
     _container_record(sim, action, running=False)
-    if action.get("probe") not in PROBE_TYPES:
-        raise ActionError("bad_probe", {"probe": action.get("probe")},
+    probe = action.get("probe")
+    if not isinstance(probe, str) or probe not in PROBE_TYPES:
+        raise ActionError("bad_probe", {"probe": repr(probe)},
                           "probe must be liveness, readiness or startup.")  # fmt: skip
+    name = action["container"]
+    spec = next(c for key in ("initContainers", "containers")
+                for c in sim.pod_spec.get(key) or [] if c["name"] == name)  # fmt: skip
+    if not spec.get(SPEC_FIELD[probe]):
+        raise ActionError("no_such_probe", {"container": name, "probe": probe},
+                          f"Container {name!r} has no {probe} probe ({SPEC_FIELD[probe]}).")  # fmt: skip
     if not isinstance(action.get("healthy"), bool):
         raise ActionError("bad_healthy", {}, "healthy must be true or false.")
     return action
@@ -121,8 +143,14 @@ def _check_oom(sim: Simulation, action: dict) -> dict:
 
 
 def _node(sim: Simulation, action: dict) -> NodeState:
-    name = action.get("node") or sim.node_name
-    state = sim.nodes_by_name.get(name or "")
+    name = action.get("node")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise ActionError("bad_node", {"value": repr(name)}, "node must be a node's name.")
+    name = name or sim.node_name
+    if name is None:
+        raise ActionError("node_required", {},
+                          "The Pod is not on a node yet; name the node to act on.")  # fmt: skip
+    state = sim.nodes_by_name.get(name)
     if state is None:
         raise ActionError("unknown_node", {"node": name}, f"There is no node named {name!r}.")
     action["node"] = name
