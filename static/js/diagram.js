@@ -9,7 +9,7 @@ import { diagramModel } from "./state.js";
 const PAD = 6;
 const GUTTER = 26;
 const TITLE_W = 120;
-const BOX_H = 47;
+const BOX_H = 49;
 const LANE_GAP = 6;
 const STAGE_GAP = 14;
 const ARROW = 12;
@@ -199,11 +199,11 @@ function makeBox(b, x, y, w) {
   const rect = s("rect", { class: "box-bg", x, y, width: w, height: BOX_H, rx: 8 });
   const title = s("title");
   g.append(halo, rect, title);
-  const label = b.stage === 2 ? [b.container, t(b.kind === "sidecar" ? "diagram.sidecarMark" : "step.init")] : wrap(stepName(b.step), w - 8, 13);
+  const label = b.stage === 2 ? [b.container, t(b.kind === "sidecar" ? "diagram.sidecarMark" : "step.init")] : wrap(stepName(b.step), w - 8, 12.5);
   label.slice(0, 2).forEach((line, i) => {
-    g.append(s("text", { class: i === 0 || b.stage !== 2 ? "box-label" : "box-sub", x: x + w / 2, y: y + 15 + i * 14, "text-anchor": "middle" }, line));
+    g.append(s("text", { class: i === 0 || b.stage !== 2 ? "box-label" : "box-sub", x: x + w / 2, y: y + 14.5 + i * 13.5, "text-anchor": "middle" }, line));
   });
-  const status = s("text", { class: "box-status", x: x + w / 2, y: y + BOX_H - 6, "text-anchor": "middle" });
+  const status = s("text", { class: "box-status", x: x + w / 2, y: y + BOX_H - 5, "text-anchor": "middle" });
   g.append(status);
   let bar = null;
   if (b.step === "grace") {
@@ -217,7 +217,8 @@ function makeBox(b, x, y, w) {
 export function wrap(text, width, fontSize, latin = 0.6) {
   const em = (ch) => (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : latin);
   const measure = (str) => [...str].reduce((n, ch) => n + em(ch), 0) * fontSize;
-  const tokens = text.match(/[\u2e80-\u9fff\uff00-\uffef]|[^\s\u2e80-\u9fff\uff00-\uffef]+|\s+/g) || [];
+  // Short runs of CJK characters stay together ("接管"), long ones break anywhere.
+  const tokens = text.match(/[\u2e80-\u9fff\uff00-\uffef]{1,3}|[^\s\u2e80-\u9fff\uff00-\uffef]+|\s+/g) || [];
   const lines = [""];
   for (const token of tokens) {
     const candidate = lines.at(-1) + token;

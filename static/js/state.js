@@ -359,9 +359,9 @@ export function diagramModel(state) {
   const currentStage = current?.stage ?? null;
   const boxState = (key, isDefined, stage) => {
     if (key === currentKey && stage === currentStage) return seen.get(key)?.failed ? "current failed" : "current";
+    if (!isDefined) return "undefined";
     const hit = seen.get(key);
     if (hit) return hit.failed ? "failed" : "done";
-    if (!isDefined) return "undefined";
     if (currentStage && stage < currentStage && stage !== 2) return "skipped";
     return "pending";
   };

@@ -29,7 +29,10 @@ export function mount(root, { editorText }) {
     ["top.download.yaml", "yaml", () => download(`${scenarioName()}.yaml`, "text/yaml", editorText())],
     ["top.download.trace", "trace", () => download(`${scenarioName()}-trace.json`, "application/json", traceJson())],
     ["top.download.transcript", "transcript", () => download(`${scenarioName()}-transcript.txt`, "text/plain", transcript())],
-  ].map(([key, id, fn]) => h("button", { type: "button", class: "menu-item", id: `download-${id}`, "data-i18n": key, on: { click: fn } }));
+  ].map(([key, id, fn]) => h("button", { type: "button", class: "menu-item", id: `download-${id}`, "data-i18n": key, on: { click: () => {
+    fn();
+    downloadMenu.open = false;
+  } } }));
   const downloadMenu = h("details", { class: "download" },
     h("summary", { class: "button", "data-i18n": "top.download" }),
     h("div", { class: "menu" }, downloads));
