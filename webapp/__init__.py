@@ -13,6 +13,7 @@ from flask_socketio import SocketIO
 from . import realtime, routes, security, storage
 from .config import load_config
 from .paths import resource_dir
+from .sessions import wire
 
 __all__ = ["create_app", "socketio_of"]
 
@@ -32,6 +33,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app,
         async_mode=app.config["SOCKETIO_ASYNC_MODE"],
         max_http_buffer_size=app.config["SOCKETIO_MAX_MESSAGE_BYTES"],
+        # A tab's events are handled in the order it sent them, on its connection's own
+        # thread (`join` then `clock play` must not race); other tabs are not held up.
+        async_handlers=False,
+        json=wire,  # reuses the JSON text of a tick's unchanged parts
         cors_allowed_origins=None,  # same origin only
     )
     security.init_app(app)

@@ -16,6 +16,7 @@ DEFAULTS: dict[str, Any] = {
     "ACTIONS_PER_SECOND": 20,
     "TICK_SECONDS": 0.05,
     "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
+    "SESSION_TICK_BUDGET": 800,  # ticks a second for all playing sessions together
     "SESSION_SCHEDULER": True,  # False: tests call Scheduler.tick(wall_now) themselves
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
@@ -23,7 +24,12 @@ DEFAULTS: dict[str, Any] = {
     "SHARE_POSTS_PER_MINUTE": 30,
 }
 
-_ENV_INTS = ("SESSION_IDLE_SECONDS", "MAX_SESSIONS", "ACTIONS_PER_SECOND")
+_ENV_INTS = (
+    "SESSION_IDLE_SECONDS",
+    "MAX_SESSIONS",
+    "ACTIONS_PER_SECOND",
+    "SESSION_TICK_BUDGET",
+)
 
 
 def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:

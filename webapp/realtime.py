@@ -6,7 +6,7 @@ shape, the client's rate limit and which session the tab has joined (a tab only 
 reaches the session it joined by id); anything wrong answers with an `error` event in the
 client's language, never an exception that escapes the handler.
 
-Settings: TICK_SECONDS, MAX_SESSIONS, SESSION_IDLE_SECONDS, SESSION_END_SECONDS,
+Settings: TICK_SECONDS, SESSION_TICK_BUDGET, MAX_SESSIONS, SESSION_IDLE_SECONDS, SESSION_END_SECONDS,
 ACTIONS_PER_SECOND, SHARE_MAX_TEXT_BYTES, SESSION_SCHEDULER (False: tests step the
 scheduler by hand) and, for tests only, SESSION_ENGINE (a Simulation class to use).
 """
@@ -120,7 +120,11 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
     rt = Realtime(
         socketio=socketio,
         manager=manager,
-        scheduler=Scheduler(manager, period=float(config["TICK_SECONDS"])),
+        scheduler=Scheduler(
+            manager,
+            period=float(config["TICK_SECONDS"]),
+            ticks_per_second=float(config["SESSION_TICK_BUDGET"]),
+        ),
         limiter=RateLimiter(float(config["ACTIONS_PER_SECOND"])),
         catalog=catalog,
         text_limit=int(config["SHARE_MAX_TEXT_BYTES"]),

@@ -104,3 +104,10 @@ def test_a_message_over_the_size_cap_closes_only_that_connection(
     finally:
         if other.client.connected:
             other.client.disconnect()
+
+
+def test_a_tabs_events_are_handled_in_the_order_sent(tab: Tab) -> None:
+    tab.client.emit("join", {"scenario": "plain-pod"})
+    tab.client.emit("clock", {"op": "step"})  # sent before the snapshot came back
+    tab.next("snapshot")
+    assert tab.next("tick")["seq"] == 1

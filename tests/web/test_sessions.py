@@ -314,3 +314,45 @@ def test_one_failing_session_does_not_stop_the_others(
     scheduler.tick(2.0)
     assert healthy.sim.now == pytest.approx(2.0)
     assert not broken.clock.playing
+
+
+def test_a_tick_encodes_to_the_same_json_as_the_standard_library(sim: FakeSimulation) -> None:
+    import json
+
+    from webapp.sessions import wire
+
+    session = Session(sim, end=100)
+    session.run_until(5)
+    first = session.tick()
+    session.run_until(6)
+    second = session.tick()
+    for payload in (first, second):
+        assert payload is not None
+        text = wire.dumps(["tick", payload], separators=(",", ":"))
+        assert text == json.dumps(["tick", dict(payload)], separators=(",", ":"))
+    assert second is not None and first is not None
+    assert second["pod"] is first["pod"]  # unchanged parts are the same objects: text reused
+
+
+def test_a_changed_pod_is_encoded_afresh(sim: FakeSimulation) -> None:
+    import json
+
+    from webapp.sessions import wire
+
+    session = Session(sim, end=100)
+    session.run_until(2)
+    before = session.tick()
+    session.run_until(5)
+    after = session.tick()
+    assert before is not None and after is not None
+    decoded = json.loads(wire.dumps(["tick", after]))[1]
+    assert decoded["pod"]["status"]["phase"] == "Running"
+
+
+def test_the_tick_interval_grows_with_the_number_of_playing_sessions(
+    manager: SessionManager,
+) -> None:
+    scheduler = Scheduler(manager, ticks_per_second=800)
+    assert scheduler.interval(1) == pytest.approx(0.1)
+    assert scheduler.interval(80) == pytest.approx(0.1)
+    assert scheduler.interval(400) == pytest.approx(0.5)

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from webapp.sessions.session import Session
+from webapp.sessions.session import MIN_TICK_INTERVAL, Session
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +42,13 @@ class SessionManager:
         max_sessions: int = 1000,
         idle_seconds: float = 1800.0,
         end_seconds: float = 7200.0,
-        age_refresh_seconds: float = 1.0,
+        view_refresh_seconds: float = 1.0,
     ) -> None:
         self.emit = emit
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self.end_seconds = end_seconds
-        self.age_refresh_seconds = age_refresh_seconds
+        self.view_refresh_seconds = view_refresh_seconds
         self._sessions: dict[str, Session] = {}
         self._tab_session: dict[str, str] = {}  # sid -> session id
         self._lock = threading.Lock()
@@ -69,7 +69,7 @@ class SessionManager:
     def create(self, sim: Any, future: list[dict[str, Any]] | None = None) -> Session:
         """A new session around `sim`; `future` are timed actions still to come (a share
         link opened at an earlier moment than its last action)."""
-        session = Session(sim, end=self.end_seconds, age_refresh_seconds=self.age_refresh_seconds)
+        session = Session(sim, end=self.end_seconds, view_refresh_seconds=self.view_refresh_seconds)
         session.future = list(future or [])
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
@@ -133,9 +133,12 @@ class SessionManager:
 class Scheduler:
     """Paces every playing session against the wall clock and emits their ticks."""
 
-    def __init__(self, manager: SessionManager, period: float = 0.05) -> None:
+    def __init__(
+        self, manager: SessionManager, period: float = 0.05, ticks_per_second: float = 1000.0
+    ) -> None:
         self.manager = manager
         self.period = period
+        self.ticks_per_second = ticks_per_second  # the budget for all sessions together
         self.stopped = threading.Event()
         self._started = False
         self._start_lock = threading.Lock()
@@ -144,11 +147,13 @@ class Scheduler:
     def tick(self, wall_now: float) -> int:
         """One round: advance, emit what changed, free idle sessions. Returns ticks sent."""
         sent = 0
-        for session in self.manager.sessions():
+        sessions = self.manager.sessions()
+        interval = self.interval(sum(1 for s in sessions if s.clock.playing and s.tabs))
+        for session in sessions:
             if not session.lock.acquire(blocking=False):
                 continue  # a handler is working on it; the next round catches up
             try:
-                sent += self._pace(session, wall_now)
+                sent += self._pace(session, wall_now, interval)
             finally:
                 session.lock.release()
         if wall_now >= self._next_reap:
@@ -156,14 +161,21 @@ class Scheduler:
             self.manager.reap(wall_now)
         return sent
 
-    def _pace(self, session: Session, wall_now: float) -> int:
+    def interval(self, playing: int) -> float:
+        """Seconds between two paced ticks of one session: ten a second while the server is
+        quiet, fewer when many sessions play, so that all of them together stay within
+        `ticks_per_second` (a tick carries every transition since the previous one, so a
+        longer interval loses nothing; commands are still answered at once)."""
+        return max(MIN_TICK_INTERVAL, playing / self.ticks_per_second)
+
+    def _pace(self, session: Session, wall_now: float, interval: float) -> int:
         if not session.tabs:
             # Nobody is watching: hold still, and take a fresh anchor when a tab returns.
             session.clock.reanchor()
             return 0
         try:
             session.pace(wall_now)
-            payload = session.tick(wall_now)
+            payload = session.tick(wall_now, interval)
         except Exception:  # one broken session must not stop every other one
             log.exception("pacing session failed; pausing it")
             session.clock.pause()

@@ -17,10 +17,11 @@ import time
 from typing import Any
 
 from webapp.sessions.clock import SessionClock
-from webapp.sessions.views import StateCache
+from webapp.sessions.views import CACHED_KEYS, StateCache
+from webapp.sessions.wire import WirePayload
 
-# Every time-only tick (no new transition) waits at least this long after the previous one:
-# the page redraws at most ten times a second per session for the clock alone.
+# A paced tick waits at least this long after the session's previous message: at most ten
+# a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
 MIN_TICK_INTERVAL = 0.1
 
 
@@ -36,7 +37,7 @@ class Session:
         *,
         end: float,
         seed: int = 0,
-        age_refresh_seconds: float = 1.0,
+        view_refresh_seconds: float = 1.0,
         session_id: str | None = None,
     ) -> None:
         self.id = session_id or new_session_id()
@@ -46,13 +47,13 @@ class Session:
         self.seq = 0
         self.tabs: set[str] = set()  # Socket.IO sids currently joined
         self.idle_since: float | None = None  # scheduler wall time when the last tab left
-        self._age_refresh_seconds = age_refresh_seconds
+        self._view_refresh_seconds = view_refresh_seconds
         self._install(sim, future=[])
 
     def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
         self.sim = sim
         self.future = future
-        self.cache = StateCache(sim, self._age_refresh_seconds)
+        self.cache = StateCache(sim, self._view_refresh_seconds)
         self._sent_transitions = 0
         self._sent_now: float | None = None
         self._sent_clock: dict[str, object] | None = None
@@ -157,32 +158,38 @@ class Session:
             "actions": self.actions,
         }
 
-    def tick(self, wall_now: float | None = None) -> dict[str, Any] | None:
+    def tick(
+        self, wall_now: float | None = None, interval: float = MIN_TICK_INTERVAL
+    ) -> dict[str, Any] | None:
         """What changed since the last message, or None when nothing did.
 
-        `wall_now=None` asks for an exact tick now (after a command); with a wall time,
-        time-only ticks are limited to one per MIN_TICK_INTERVAL.
+        `wall_now=None` asks for an exact tick now (after a command); with a wall time (the
+        scheduler's), a tick waits `interval` after the previous message, and new
+        transitions simply ride in the next one.
         """
         sim = self.sim
         transitions = sim.transitions
-        new_transitions = len(transitions) > self._sent_transitions
         clock = self.clock.as_wire()
-        if not new_transitions and clock == self._sent_clock:
-            if sim.now == self._sent_now:
-                return None
-            if wall_now is not None and wall_now - self._sent_wall < MIN_TICK_INTERVAL:
-                return None
+        if (
+            len(transitions) == self._sent_transitions
+            and clock == self._sent_clock
+            and sim.now == self._sent_now
+        ):
+            return None
+        if wall_now is not None and wall_now - self._sent_wall < interval:
+            return None
         self.cache.refresh(wall_now)
         fresh = transitions[self._sent_transitions :]
         self.seq += 1
         self._mark_sent(wall_now if wall_now is not None else self._sent_wall)
-        return {
+        payload = {
             "seq": self.seq,
             "clock": clock,
             **self.cache.state(),
             "transitions": fresh,
             "sentAt": time.time(),  # wall time of the emit, for latency figures (bench/)
         }
+        return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
 
     def _mark_sent(self, wall_now: float) -> None:
         self._sent_transitions = len(self.sim.transitions)

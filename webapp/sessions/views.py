@@ -1,19 +1,56 @@
-"""The `state` part of snapshot and tick payloads, rendered once per change.
+"""The `state` part of snapshot and tick payloads, read and rendered once per change.
 
 Every pacing tick moves `now`, but the Pod, its events, the EndpointSlices and the Nodes only
-change at a transition. `StateCache` reads them from the engine only when a transition was
-recorded, and renders the kubectl views only when the Pod (a new entry in `pod_versions`) or
-its events changed; the views that show ages (columns, describe, events) are also refreshed
-when the whole virtual second changes, at most once per `age_refresh_seconds` of wall time
-while playing (always when asked to be exact: on pause, step, seek and snapshots).
+change at a transition, and most transitions (a probe run) change none of them. `StateCache`
+reads the objects only after a transition, keeps the JSON text of each (so an unchanged part
+is neither copied nor encoded again), and renders the kubectl views when the Pod or its
+events changed. When only the ages in them moved on (a new virtual second), a playing session
+re-renders them at most once per `view_refresh_seconds` of wall time (at 10x that is every
+10 virtual seconds); asked to be exact (a command, a pause, a snapshot) it renders at once.
+`-o yaml`, the costliest view, is shared between sessions by the Pod's JSON text.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from webapp import kubectl
+from webapp.sessions.wire import Fragments, encode
+
+# The parts of `state` whose JSON text is kept between ticks (webapp.sessions.wire).
+CACHED_KEYS = ("pod", "events", "endpointSlices", "nodes", "views")
+
+
+class PodYamlCache:
+    """`kubectl get pod -o yaml` by the Pod's JSON text, shared by every session.
+
+    Rendering YAML is the costliest view (milliseconds), and runs are deterministic: every
+    tab playing the same scenario (a class following a lesson) reaches the same Pod states.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def render(self, pod: dict[str, Any], pod_json: str) -> str:
+        with self._lock:
+            text = self._texts.get(pod_json)
+            if text is not None:
+                self._texts.move_to_end(pod_json)
+                return text
+        text = kubectl.pod_yaml(pod)
+        with self._lock:
+            self._texts[pod_json] = text
+            while len(self._texts) > self.size:
+                self._texts.popitem(last=False)
+        return text
+
+
+POD_YAML = PodYamlCache()
 
 
 def stage_of(transitions: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -29,65 +66,80 @@ def stage_of(transitions: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 class StateCache:
-    def __init__(self, sim: Any, age_refresh_seconds: float = 1.0) -> None:
+    def __init__(self, sim: Any, view_refresh_seconds: float = 1.0) -> None:
         self.sim = sim
-        self.age_refresh_seconds = age_refresh_seconds
+        self.view_refresh_seconds = view_refresh_seconds
+        self.fragments = Fragments()
         self._transitions_seen = -1
         self._versions_seen = -1
-        self._age_second: int | None = None
-        self._age_wall = -math.inf
+        self._versions_rendered = -1
+        self._views_stale = True
+        self._views_second: int | None = None
+        self._views_wall = -math.inf
         self.pod: dict[str, Any] | None = None
         self.events: list[dict[str, Any]] = []
         self.endpoint_slices: list[dict[str, Any]] = []
         self.nodes: list[dict[str, Any]] = []
-        self.views: dict[str, Any] = {}
+        self.views: dict[str, Any] = {}  # replaced, never changed in place
 
     def refresh(self, wall_now: float | None = None) -> None:
-        """Bring the objects and views up to date.
-
-        `wall_now=None` means "be exact now"; otherwise age-only refreshes are rate-limited.
-        Most transitions (a probe run, say) change neither the Pod nor its events: those
-        cost a comparison, not a rendering.
-        """
-        sim = self.sim
-        objects_changed = False
-        if len(sim.transitions) != self._transitions_seen:
-            self._transitions_seen = len(sim.transitions)
-            objects_changed = self._read_objects()
-        second = math.floor(sim.now)
-        if not objects_changed:
-            if second == self._age_second:
+        """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
+        if len(self.sim.transitions) != self._transitions_seen:
+            self._transitions_seen = len(self.sim.transitions)
+            self._read_objects()
+        second = math.floor(self.sim.now)
+        if not self._views_stale:
+            if second == self._views_second:
                 return
-            if wall_now is not None and wall_now - self._age_wall < self.age_refresh_seconds:
+            # Only the ages moved on: while playing, once per view_refresh_seconds will do.
+            if wall_now is not None and wall_now - self._views_wall < self.view_refresh_seconds:
                 return
-        self._age_second = second
         if wall_now is not None:
-            self._age_wall = wall_now
-        self._render_aged_views()
+            self._views_wall = wall_now
+        self._views_second = second
+        self._views_stale = False
+        self._render_views()
 
-    def _read_objects(self) -> bool:
-        """Read what the engine shows; True when the Pod or its events changed."""
+    def _keep(self, key: str, value: Any) -> bool:
+        """Take `value` for `key` if its JSON differs from what is kept; True if it did."""
+        text = encode(value)
+        if self.fragments.known(key) == text:
+            return False
+        self.fragments.put(key, value, text)
+        return True
+
+    def _read_objects(self) -> None:
+        # Compared as JSON text: the engine may change its objects in place, and the text
+        # is what the tabs will receive anyway.
         sim = self.sim
-        self.endpoint_slices = sim.endpoint_slices()
-        self.nodes = sim.nodes()
-        events = sim.events()
-        changed = events != self.events
-        self.events = events
+        if self._keep("endpointSlices", slices := sim.endpoint_slices()):
+            self.endpoint_slices = slices
+        if self._keep("nodes", nodes := sim.nodes()):
+            self.nodes = nodes
+        if self._keep("events", events := sim.events()):
+            self.events = events
+            self._views_stale = True
         if len(sim.pod_versions) != self._versions_seen:
             self._versions_seen = len(sim.pod_versions)
             self.pod = sim.pod()
-            versions = [(sim.wall_time(t), kind, pod) for t, kind, pod in sim.pod_versions]
-            self.views["watch"] = "\n".join(kubectl.watch_lines(versions))
-            self.views["yaml"] = kubectl.pod_yaml(self.pod) if self.pod else ""
-            changed = True
-        return changed
+            self.fragments.put("pod", self.pod, encode(self.pod))
+            self._views_stale = True
 
-    def _render_aged_views(self) -> None:
-        now = self.sim.wall_time()
-        pod = self.pod
-        self.views["columns"] = kubectl.pod_columns(pod, now) if pod else None
-        self.views["describe"] = kubectl.describe_pod(pod, self.events, now) if pod else ""
-        self.views["events"] = kubectl.get_events(self.events, now)
+    def _render_views(self) -> None:
+        sim, pod = self.sim, self.pod
+        now = sim.wall_time()
+        views = dict(self.views)
+        if self._versions_rendered != self._versions_seen:
+            self._versions_rendered = self._versions_seen
+            versions = [(sim.wall_time(t), kind, pod) for t, kind, pod in sim.pod_versions]
+            views["watch"] = "\n".join(kubectl.watch_lines(versions))
+            pod_json = self.fragments.known("pod")
+            views["yaml"] = POD_YAML.render(pod, pod_json) if pod and pod_json else ""
+        views["columns"] = kubectl.pod_columns(pod, now) if pod else None
+        views["describe"] = kubectl.describe_pod(pod, self.events, now) if pod else ""
+        views["events"] = kubectl.get_events(self.events, now)
+        if views != self.views:
+            self.views = views
 
     def state(self) -> dict[str, Any]:
         """The wire `state` minus `seq` and `transitions` (the session adds those)."""
@@ -97,6 +149,6 @@ class StateCache:
             "events": self.events,
             "endpointSlices": self.endpoint_slices,
             "nodes": self.nodes,
-            "views": dict(self.views),
+            "views": self.views,
             "stage": stage_of(self.sim.transitions),
         }
