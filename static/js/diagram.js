@@ -13,7 +13,7 @@ const BOX_H = 49;
 const LANE_GAP = 6;
 const STAGE_GAP = 14;
 const ARROW = 12;
-const LABEL_W = 58;
+const LABEL_W = 70;
 const OUTCOME_H = 28;
 const UNIT_FONT = 13; // the SVG's body text size in user units
 
@@ -243,6 +243,7 @@ function paint(refs, model) {
       const states = b.state.split(" ");
       box.g.setAttribute("class", ["box", ...states.map((x) => `is-${x}`)].join(" "));
       let words = t(STATE_WORDS[states.includes("failed") && !states.includes("current") ? "failed" : states[0]]);
+      if (states.includes("current") && states.includes("failed")) words = `▶ ${t("diagram.state.failed")}`;
       const reason = b.tr?.after?.reason;
       const code = b.tr?.after?.exitCode;
       const detail = reason ? `${reason}${code !== null && code !== undefined ? ` (${code})` : ""}` : null;

@@ -240,13 +240,14 @@ export function isFailure(tr) {
   const after = tr.after;
   if (tr.step === "backoff") return true;
   if ((tr.field === "started" || tr.field === "ready") && tr.container && after === false) return true;
-  if (typeof after === "string") return after === "failure" || after === "Failed" || BAD_REASONS.has(after);
+  if (typeof tr.field === "string" && tr.field.startsWith("health.")) return false; // a scripted input, not a result
+  if (typeof after === "string") return after === "failure" || after === "failed" || after === "Failed" || BAD_REASONS.has(after);
   if (after && typeof after === "object") {
     if (BAD_REASONS.has(after.reason)) return true;
     if (after.state === "terminated" && after.exitCode) return true;
     if (after.result === "failure" || after.fails === true || after.failed === true) return true;
   }
-  return /\bfail/i.test(tr.cause || "") && !/\bno longer fail/i.test(tr.cause || "");
+  return false;
 }
 
 /** Which box of the diagram a transition (or the server's `stage`) lights up. */
@@ -285,10 +286,14 @@ function defined(step, spec) {
   }
 }
 
-/** Where a transition belongs in the diagram: init containers always in stage 2. */
+/** Where a transition belongs in the diagram. */
 function placeOf(tr, kinds) {
   const kind = tr.container ? kinds.get(tr.container) : null;
-  if (kind === "init" && tr.stage !== 1 && tr.stage !== 5) return { stage: 2, step: "init", container: tr.container };
+  // Init containers and sidecars have their box in stage 2, whatever stage the engine files
+  // their later transitions under (a sidecar's readiness, an init container's exit).
+  if ((kind === "init" || kind === "sidecar") && tr.stage !== 1 && tr.stage !== 5) {
+    return { stage: 2, step: "init", container: tr.container };
+  }
   return { stage: tr.stage, step: tr.step, container: tr.container ?? null };
 }
 

@@ -6,7 +6,8 @@ import { statusModel } from "./state.js";
 import { explain } from "./explain.js";
 
 export function mount(root) {
-  const summary = h("p", { class: "status-summary", id: "status-summary", role: "status", "aria-live": "polite" });
+  // Announced to screen readers when the status changes; the facts below show it on screen.
+  const summary = h("p", { class: "status-summary visually-hidden", id: "status-summary", role: "status", "aria-live": "polite" });
   const body = h("div", { class: "status-body" });
   root.append(summary, body);
   let shown = "";

@@ -59,7 +59,7 @@ export function mount(root) {
     const height = rows * laneH + Math.round(fs * 1.4);
     const plot = width - left - Math.round(fs * 1.6);
     const x = (v) => left + (Math.max(model.start, Math.min(model.end, v)) / (model.end - model.start)) * plot;
-    const sig = JSON.stringify([lang(), width, fs, model.end, model.lanes.map((l) => l.segments.map((g) => [g.from, g.state, g.reason, g.to === model.now])),
+    const sig = JSON.stringify([lang(), width, fs, model.end, Math.floor((model.now * 40) / model.end), model.lanes.map((l) => l.segments.map((g) => [g.from, g.state, g.reason, g.to === model.now])),
       model.probes.length, model.events.map((e) => [e.t, e.count])]);
     geometry = { left, plot };
     svg.setAttribute("aria-valuemax", String(model.end));

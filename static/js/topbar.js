@@ -23,7 +23,12 @@ export function mount(root, { editorText }) {
   const shareButton = h("button", { type: "button", id: "share", class: "button", "data-i18n": "top.share",
     on: { click: () => share() } });
   const shareOut = h("output", { class: "share-out", id: "share-out", "aria-live": "polite" });
-  const shareLink = h("input", { class: "share-link", id: "share-link", readonly: true, "data-i18n-aria": "top.share", hidden: true });
+  const shareLink = h("input", { class: "share-link", id: "share-link", readonly: true, "data-i18n-aria": "top.share" });
+  const shareClose = h("button", { type: "button", class: "share-close", "aria-label": "×", on: { click: () => {
+    sharePanel.hidden = true;
+    shareButton.focus();
+  } } }, "×");
+  const sharePanel = h("div", { class: "share-panel", id: "share-panel", hidden: true }, shareOut, shareLink, shareClose);
 
   const downloads = [
     ["top.download.yaml", "yaml", () => download(`${scenarioName()}.yaml`, "text/yaml", editorText())],
@@ -41,7 +46,7 @@ export function mount(root, { editorText }) {
     h("div", { class: "topbar-group" }, pickerLabel, picker),
     langGroup,
     h("div", { class: "topbar-group" }, shareButton, downloadMenu),
-    h("div", { class: "topbar-share" }, shareOut, shareLink),
+    sharePanel,
   );
 
   fetch("/api/scenarios", { headers: { Accept: "application/json" } })
@@ -82,7 +87,7 @@ export function mount(root, { editorText }) {
       if (!response.ok) throw new Error(data.message || data.error || String(response.status));
       const url = new URL(data.url, location.href).href;
       shareLink.value = url;
-      shareLink.hidden = false;
+      sharePanel.hidden = false;
       let copied = false;
       try {
         await navigator.clipboard.writeText(url);
@@ -90,9 +95,10 @@ export function mount(root, { editorText }) {
       } catch {
         shareLink.select();
       }
-      setText(shareOut, t(copied ? "top.share.copied" : "top.share.ready", { url }));
+      setText(shareOut, t(copied ? "top.share.copied" : "top.share.ready"));
     } catch (error) {
       setText(shareOut, t("top.share.failed", { message: error.message }));
+      sharePanel.hidden = false;
     }
   }
 

@@ -71,12 +71,13 @@ export function mount(root) {
 function eventsTable(rows) {
   if (!rows.length) return h("p", { class: "hint" }, t("events.none"));
   return h("table", { class: "events-table", id: "events-table" },
-    h("thead", {}, h("tr", {}, ["events.lastSeen", "events.type", "events.reason", "events.object", "events.message", "events.count"]
+    h("thead", {}, h("tr", {}, ["events.lastSeen", "events.type", "events.reason", "events.message"]
       .map((k) => h("th", { scope: "col" }, t(k))))),
     h("tbody", {}, rows.map((r) => h("tr", { class: r.type === "Warning" ? "is-warning" : "" },
-      h("td", {}, r.t === null ? "" : seconds(r.t)),
+      h("td", { class: "ev-time" }, r.t === null ? "" : seconds(r.t)),
       h("td", {}, r.type === "Warning" ? `⚠ ${r.type}` : r.type),
-      h("td", {}, r.reason), h("td", {}, r.object), h("td", {}, r.message), h("td", {}, String(r.count))))));
+      h("td", { class: "ev-reason" }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
+      h("td", {}, r.message, h("span", { class: "ev-object" }, r.object))))));
 }
 
 function endpointsView(services) {

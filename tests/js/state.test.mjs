@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import {
   applySnapshot, applyTick, initialState, diagramModel, graceCountdown, timelineModel,
   statusModel, lessonModel, endpointsModel, eventRows, seekTarget, probeSwitchValue,
-  recordAction, toVirtual, boxKey, backoffSeconds,
+  recordAction, toVirtual, boxKey, backoffSeconds, isFailure,
 } from "../../static/js/state.js";
 import { snapshot, crashTick, deleteTick, iso } from "./fixtures.mjs";
 import { readFileSync } from "node:fs";
@@ -96,6 +96,12 @@ test("box keys: container-scoped in stages 2-4, pod-wide in 1 and 5, aliases for
   assert.equal(boxKey(4, "backoff", "app"), "4:running:app");
   assert.equal(boxKey(2, "sidecar", "log"), "2:init:log");
   assert.equal(boxKey(5, "sigterm", "app"), "5:sigterm");
+});
+
+test("a scripted change of health is an input, not a failed step", () => {
+  assert.equal(isFailure({ step: "running", field: "health.readiness", after: false, cause: "The process now fails its readiness check" }), false);
+  assert.equal(isFailure({ step: "readiness", field: "probe.readiness", after: "failure" }), true);
+  assert.equal(isFailure({ step: "pull", field: "image", after: "failed" }), true);
 });
 
 test("back-off seconds come from the transition value or its cause", () => {
@@ -235,6 +241,8 @@ test("recorded sidecar: one box per init container, the sidecar marked", () => {
   const d = diagramModel(fromRecording("sidecar"));
   const kinds = d.stages[1].lanes[0].map((b) => b.kind);
   assert.ok(kinds.includes("sidecar"));
+  assert.deepEqual(d.lanes, ["app"], "the sidecar's later transitions stay on its stage-2 box");
+  assert.equal(boxOf(d, "2:init:log-shipper").state, "done");
 });
 
 test("recorded deletion: stage 5 current with a grace countdown from deletionTimestamp", () => {
