@@ -42,6 +42,12 @@ export function mount(root, { editorText }) {
     h("summary", { class: "button", "data-i18n": "top.download" }),
     h("div", { class: "menu" }, downloads));
 
+  downloadMenu.addEventListener("toggle", () => {
+    if (downloadMenu.open) sharePanel.hidden = true;
+  });
+  sharePanel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") shareClose.click();
+  });
   root.append(
     h("div", { class: "topbar-group" }, pickerLabel, picker),
     langGroup,
