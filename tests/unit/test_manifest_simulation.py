@@ -256,6 +256,7 @@ containers:
   app:
     startSeconds: 5
     sigtermSeconds: 3.5
+    sigtermExitCode: 0
     memoryMiB: 64
     probes: {readiness: failing}
     hooks:
@@ -290,6 +291,7 @@ def test_normalised_simulation_fills_every_default() -> None:
         "exitAfterSeconds": 2.0,
         "exitCode": 0,
         "sigtermSeconds": 0.0,
+        "sigtermExitCode": 143,
         "ignoreSigterm": False,
         "memoryMiB": None,
         "probes": {"liveness": "healthy", "readiness": "healthy", "startup": "healthy"},
@@ -297,6 +299,7 @@ def test_normalised_simulation_fills_every_default() -> None:
     }
     app = simulation["containers"]["app"]
     assert (app["startSeconds"], app["sigtermSeconds"], app["memoryMiB"]) == (5.0, 3.5, 64)
+    assert app["sigtermExitCode"] == 0
     assert app["probes"]["readiness"] == "failing"
     assert app["hooks"] == {
         "postStart": {"seconds": 1.0, "fails": True},

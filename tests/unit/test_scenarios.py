@@ -436,6 +436,8 @@ def fact_graceful_shutdown_prestop(run: Run) -> None:
     sent = signals(run, "api")
     assert_close(sent.get("SIGTERM"), deleted_at + 10, "SIGTERM after the 10 s preStop")
     assert "SIGKILL" not in sent, "an app that exits in 3 s must not be SIGKILLed"
+    exits = [a for _, a in states(run, "api") if a["state"] == "terminated"]
+    assert exits and (exits[-1]["exitCode"], exits[-1]["reason"]) == (0, "Completed"), exits
     gone = next(s.t for s in run.samples if s.status == "Deleted")
     assert_close(gone, deleted_at + 13, "removal", slack=PLEG_SLACK)
 

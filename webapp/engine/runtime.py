@@ -116,7 +116,8 @@ class Runtime:
         if not behaviour.get("ignoreSigterm"):
             sigterm_ms = round(float(behaviour.get("sigtermSeconds") or 0) * 1000)
             if sigterm_ms < timeout_ms:
-                self._later(instance, sigterm_ms, lambda: self.exit(instance, SIGTERM_EXIT_CODE))
+                code = int(behaviour.get("sigtermExitCode", SIGTERM_EXIT_CODE))
+                self._later(instance, sigterm_ms, lambda: self.exit(instance, code))
                 return
         self._later(instance, timeout_ms, lambda: self.sigkill(instance))
 

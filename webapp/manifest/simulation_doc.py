@@ -145,6 +145,7 @@ CONTAINER = fields(
         "exitAfterSeconds": number(),
         "exitCode": integer(),
         "sigtermSeconds": number(),
+        "sigtermExitCode": integer(),
         "ignoreSigterm": boolean,
         "memoryMiB": integer(),
         "probes": fields({probe: one_of(HEALTH) for probe in PROBES}),
@@ -305,6 +306,9 @@ def normalise_container(entry: dict[str, Any]) -> dict[str, Any]:
         "exitAfterSeconds": _optional_float(entry.get("exitAfterSeconds")),
         "exitCode": int(entry.get("exitCode", 0)),
         "sigtermSeconds": float(entry.get("sigtermSeconds", 0)),
+        # 143 = 128 + SIGTERM: the process died of the signal. An app that handles SIGTERM
+        # and shuts down cleanly exits 0 (terminated reason Completed, not Error).
+        "sigtermExitCode": int(entry.get("sigtermExitCode", 143)),
         "ignoreSigterm": bool(entry.get("ignoreSigterm", False)),
         "memoryMiB": None if memory is None else int(memory),
         "probes": {probe: probes.get(probe, "healthy") for probe in PROBES},
