@@ -35,6 +35,7 @@ class PullResult:
     image_id: str = ""
     reason: str = ""
     message: str = ""
+    backoff_seconds: float | None = None  # ImagePullBackOff: the image back-off window
 
     @property
     def ok(self) -> bool:

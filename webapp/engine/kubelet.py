@@ -78,6 +78,7 @@ class ContainerRecord:
     behaviour: dict
     instances: list[ContainerInstance] = field(default_factory=list)  # newest first
     reason: tuple[str, str] | None = None  # reasonCache entry: (reason, message)
+    reason_seconds: float | None = None  # the back-off wait of the last back-off reason
     snapshot: ContainerSnapshot | None = None  # API status as of the last sync
     probes: dict[str, ProbeWorker] = field(default_factory=dict)
     health: dict[str, bool] = field(default_factory=dict)
@@ -146,6 +147,7 @@ class Kubelet:
         self.initialized = False  # a regular container has started (HasAnyRegularContainerStarted)
         self.terminal = False  # the pod worker finished the pod (podIsTerminal)
         self.terminating = False
+        self.stopping = False  # killing every container: the Pod is done or being deleted
         self.terminating_grace_s: int | None = None  # podSyncStatus.gracePeriod
         self.kills: list[Process] = []  # killContainer goroutines of the running sync
         self.work: Process | None = None
@@ -506,6 +508,7 @@ class Kubelet:
                     "CrashLoopBackOff",
                     f"back-off {go_duration(window)} restarting failed container="
                     f"{record.name} pod={sim.pod_format}",
+                    seconds=window / 1000,
                 )
                 wakes.append(finished + window)
                 return False
@@ -513,7 +516,7 @@ class Kubelet:
         pulled = yield from self._ensure_image_exists(record)
         if not pulled.ok:
             self.event(record, WARNING, "Failed", f"Error: {pulled.reason}")
-            self._set_reason(record, pulled.reason, pulled.message)
+            self._set_reason(record, pulled.reason, pulled.message, seconds=pulled.backoff_seconds)
             wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
             return False
         # generateContainerConfig: the environment first, then verifyRunAsNonRoot.
@@ -541,8 +544,12 @@ class Kubelet:
         record.reason = None
         return True
 
-    def _set_reason(self, record: ContainerRecord, reason: str, message: str) -> None:
+    def _set_reason(
+        self, record: ContainerRecord, reason: str, message: str, *, seconds: float | None = None
+    ) -> None:
         record.reason = (reason, message)
+        if seconds is not None:
+            record.reason_seconds = seconds
 
     def _create_and_start(
         self, record: ContainerRecord, previous: ContainerInstance | None, image_id: str
@@ -617,7 +624,9 @@ class Kubelet:
             self.event(record, NORMAL, "BackOff", message)
             detail = self.pull_errors.get(image, "")
             return PullResult(
-                reason=IMAGE_PULL_BACKOFF, message=f"{message}: {ERR_IMAGE_PULL}: {detail}"
+                reason=IMAGE_PULL_BACKOFF,
+                message=f"{message}: {ERR_IMAGE_PULL}: {detail}",
+                backoff_seconds=self.image_backoff.get(key) / 1000,
             )
         self.event(record, NORMAL, "Pulling", f'Pulling image "{image}"')
         obj = f"Container/{record.name}"
@@ -630,7 +639,8 @@ class Kubelet:
             self.pull_errors[image] = error
             self.event(record, WARNING, "Failed", f'Failed to pull image "{image}": {error}')
             self.image_backoff.next(key, self.clock.now_ms)
-            sim.transition("pull", obj, "image", "pulling", "failed", error, container=record.name)
+            sim.transition("pull", obj, "image", "pulling", "failed", error, container=record.name,
+                           seconds=self.image_backoff.get(key) / 1000)  # fmt: skip
             return PullResult(reason=ERR_IMAGE_PULL, message=error)
         cache[image] = info.image_id
         self.image_backoff.gc(self.clock.now_ms)
@@ -655,6 +665,7 @@ class Kubelet:
     ) -> Iterator:
         """``killContainersWithSyncResult``: in parallel; sidecars wait for regular containers
         and for sidecars later in spec order (terminationOrdering), sharing the grace."""
+        self.stopping = True
         regular = [r for r in records if r.kind != "sidecar"]
         sidecars = [r for r in records if r.kind == "sidecar"]
         exits = {r.name: r.newest.exited for r in records if r.newest is not None}

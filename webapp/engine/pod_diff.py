@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from webapp.engine.simulation import Simulation
 
+BACKOFF_REASONS = ("CrashLoopBackOff", "ImagePullBackOff")  # a waiting reason that is a back-off
 PHASE_STEP = {
     "Pending": "kubelet",
     "Running": "running",
@@ -52,12 +53,15 @@ def _container_kinds(sim: Simulation) -> dict[str, str]:
 
 
 def _state_step(kind: str, summary: dict, deleting: bool, signal: str | None) -> str:
+    waiting_step = WAITING_STEP.get(summary["reason"] or "", "kubelet")
+    if summary["state"] == "waiting" and waiting_step in ("pull", "volumes"):
+        return waiting_step  # stage 1 for init containers too: the image, the config
     if kind == "init":
         return "init"
     if kind == "sidecar" and not deleting:
         return "sidecar"
     if summary["state"] == "waiting":
-        return WAITING_STEP.get(summary["reason"] or "", "kubelet")
+        return waiting_step
     if summary["state"] == "running":
         return "running"
     if deleting:
@@ -75,7 +79,14 @@ def _state_cause(summary: dict, detail: dict) -> str:
 
 
 def _container_items(sim: Simulation, old: dict, new: dict, deleting: bool) -> list[dict]:
+    """Container state / started / ready / restartCount changes.
+
+    The stage of an init container's or a sidecar's item is set by ``Simulation.transition``
+    (stage 2, see ``transitions.container_place``).
+    """
     kinds = _container_kinds(sim)
+    # A sidecar stopped because the Pod is done (no deletion) ends in stage 5 as well.
+    stopping = deleting or (sim.kubelet is not None and sim.kubelet.stopping)
     items = []
     old_by_name = {
         s["name"]: s
@@ -93,21 +104,51 @@ def _container_items(sim: Simulation, old: dict, new: dict, deleting: bool) -> l
             if summary != old_summary:
                 signal = _last_signal(sim, name)
                 detail = next(iter(status["state"].values()), {})
-                items.append(dict(step=_state_step(kind, summary, deleting, signal), obj=obj,
-                                  field="state", before=old_summary if before else None,
-                                  after=summary, cause=_state_cause(summary, detail),
-                                  container=name))  # fmt: skip
+                ending = stopping if kind == "sidecar" else deleting
+                item = dict(step=_state_step(kind, summary, ending, signal), obj=obj,
+                            field="state", before=old_summary if before else None,
+                            after=summary, cause=_state_cause(summary, detail),
+                            container=name)  # fmt: skip
+                if summary["reason"] in BACKOFF_REASONS:
+                    item["seconds"] = _backoff_seconds(sim, name)
+                items.append(item)
             for field, step in (("started", "startupProbe"), ("ready", "readiness"),
                                 ("restartCount", "backoff")):  # fmt: skip
                 if before.get(field) != status.get(field) and (before or status.get(field)):
                     if field == "started" and not _has_probe(sim, name, "startup"):
                         step = "running"
-                    if kind in ("init", "sidecar") and not deleting and field != "ready":
-                        step = "init" if kind == "init" else "sidecar"
                     items.append(dict(step=step, obj=obj, field=field, before=before.get(field),
                                       after=status.get(field), cause=_field_cause(field, status),
                                       container=name))  # fmt: skip
     return items
+
+
+def _backoff_seconds(sim: Simulation, name: str) -> float | None:
+    record = sim.kubelet.by_name.get(name) if sim.kubelet else None
+    return record.reason_seconds if record else None
+
+
+def _cause_of_condition(condition: str, items: list[dict], kinds: dict[str, str]) -> str | None:
+    """The one container whose change in this diff flipped a Pod condition, else None.
+
+    Initialized follows init containers and sidecars (state / started); ContainersReady and
+    Ready follow the ``ready`` of app containers and sidecars. No single container (none, or
+    several at once, or a node or deletion behind it): None.
+    """
+    if condition == "Initialized":
+        fields, counted = ("state", "started"), ("init", "sidecar")
+    elif condition in ("ContainersReady", "Ready"):
+        fields, counted = ("ready",), ("app", "sidecar")
+    else:
+        return None
+    names = {
+        item["container"]
+        for item in items
+        if item["field"] in fields
+        and item["before"] is not None  # a first status is no change of a container
+        and kinds.get(item["container"], "app") in counted
+    }
+    return names.pop() if len(names) == 1 else None
 
 
 def _has_probe(sim: Simulation, name: str, probe_type: str) -> bool:
@@ -145,7 +186,9 @@ def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any
     if old_status.get("podIP") != new_status.get("podIP"):
         items.append(dict(step="kubelet", obj=pod_obj, field="podIP", before=old_status.get("podIP"),
                           after=new_status.get("podIP"), cause="Sandbox network ready"))  # fmt: skip
-    items.extend(_container_items(sim, old_status, new_status, deleting))
+    container_items = _container_items(sim, old_status, new_status, deleting)
+    items.extend(container_items)
+    kinds = _container_kinds(sim)
     old_conditions = {c["type"]: c for c in old_status.get("conditions") or []}
     for condition in new_status.get("conditions") or []:
         before = old_conditions.get(condition["type"], {}).get("status")
@@ -155,9 +198,11 @@ def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any
                 or condition.get("reason")
                 or (f"{condition['type']} is {condition['status']}")
             )
+            container = _cause_of_condition(condition["type"], container_items, kinds)
             items.append(dict(step=CONDITION_STEP.get(condition["type"], "kubelet"), obj=pod_obj,
                               field=f"conditions.{condition['type']}", before=before,
-                              after=condition["status"], cause=cause))  # fmt: skip
+                              after=condition["status"], cause=cause,
+                              container=container))  # fmt: skip
     if old_status.get("phase") != new_status.get("phase"):
         phase = new_status.get("phase")
         items.append(dict(step=PHASE_STEP.get(phase, "kubelet"), obj=pod_obj, field="phase",
@@ -167,19 +212,40 @@ def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any
     return items
 
 
-def endpoint_transitions(old: dict | None, new: dict) -> list[dict[str, Any]]:
-    """One transition per changed endpoint condition (ready / serving / terminating)."""
+def readiness_cause(items: list[dict[str, Any]]) -> str | None:
+    """The container named by this diff's Ready / ContainersReady change, if one is."""
+    return next(
+        (
+            item["container"]
+            for item in items
+            if item["field"] in ("conditions.Ready", "conditions.ContainersReady")
+            and item.get("container")
+        ),
+        None,
+    )
+
+
+def endpoint_transitions(
+    old: dict | None, new: dict, container: str | None = None
+) -> list[dict[str, Any]]:
+    """One transition per changed endpoint condition (ready / serving / terminating).
+
+    ``container``: the one container whose readiness change moved the endpoint (see
+    ``readiness_cause``); dropped when the endpoint starts or stops terminating (deletion).
+    """
     obj = f"EndpointSlice/{new['metadata']['name']}"
     old_endpoints = (old or {}).get("endpoints") or []
     new_endpoints = new.get("endpoints") or []
     before = old_endpoints[0].get("conditions", {}) if old_endpoints else {}
     after = new_endpoints[0].get("conditions", {}) if new_endpoints else {}
     items = []
+    if before.get("terminating") != after.get("terminating"):
+        container = None
     for key in ("ready", "serving", "terminating"):
         if before.get(key) != after.get(key):
             terminating = bool(after.get("terminating")) or (bool(before) and not after)
             items.append(dict(step="endpoints" if terminating else "readiness", obj=obj,
                               field=f"endpoints.{key}", before=before.get(key), after=after.get(key),
                               cause=f"Endpoint {key}: {after.get(key)}" if after else "Endpoint removed",
-                              stage=5 if terminating else 4))  # fmt: skip
+                              container=container, stage=5 if terminating else 4))  # fmt: skip
     return items

@@ -23,14 +23,14 @@ from webapp.engine.events import NORMAL, WARNING, EventRecorder, ObjectReference
 from webapp.engine.images import ImageRegistry
 from webapp.engine.kubelet import Kubelet
 from webapp.engine.node_lifecycle import NodeState
-from webapp.engine.phase import FAILED, SUCCEEDED, pod_phase
-from webapp.engine.pod_diff import endpoint_transitions, pod_transitions
+from webapp.engine.phase import FAILED, SUCCEEDED, is_sidecar, pod_phase
+from webapp.engine.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
 from webapp.engine.quantity import memory_bytes
 from webapp.engine.runtime import ContainerInstance
 from webapp.engine.status import api_container_status, probe_started_ready
 from webapp.engine.termination import effective_grace_seconds
 from webapp.engine.timefmt import rfc3339, to_ms, wall_time
-from webapp.engine.transitions import TransitionLog
+from webapp.engine.transitions import TransitionLog, container_place
 
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
@@ -225,11 +225,24 @@ class Simulation:
         self._dirty = True
 
     def transition(self, step: str, obj: str, field: str, before: Any, after: Any, cause: str,
-                   *, container: str | None = None, stage: int | None = None) -> None:  # fmt: skip
-        if stage is None and self.deletion_ms is not None:
+                   *, container: str | None = None, stage: int | None = None,
+                   seconds: float | None = None) -> None:  # fmt: skip
+        deleting = self.deletion_ms is not None
+        if stage is None and container is not None and obj.startswith("Container/"):
+            stopping = self.kubelet is not None and self.kubelet.stopping
+            step, stage = container_place(step, self.container_kind(container),
+                                          deleting=deleting, stopping=stopping)  # fmt: skip
+        elif stage is None and deleting:
             stage = 5
         self._log.record(self.clock.now_ms, step, obj, field, before, after, cause,
-                         container=container, stage=stage)  # fmt: skip
+                         container=container, stage=stage, seconds=seconds)  # fmt: skip
+
+    def container_kind(self, name: str) -> str:
+        """The kind of a container of the Pod's spec: init, sidecar or app."""
+        for container in self.pod_spec.get("initContainers") or []:
+            if container.get("name") == name:
+                return "sidecar" if is_sidecar(container) else "init"
+        return "app"
 
     def pod_event(self, event_type: str, reason: str, message: str, *, component: str,
                   host: str = "", field_path: str = "") -> None:  # fmt: skip
@@ -402,10 +415,10 @@ class Simulation:
         pod["metadata"]["resourceVersion"] = str(self._resource_version)
         self._pod = pod
         self.pod_versions.append((self.now, "ADDED" if old is None else "MODIFIED", pod))
-        if old is not None:
-            for item in pod_transitions(self, old, pod):
-                self.transition(**item)
-        self._update_endpoints(pod)
+        items = pod_transitions(self, old, pod) if old is not None else []
+        for item in items:
+            self.transition(**item)
+        self._update_endpoints(pod, readiness_cause(items))
 
     def _build_pod(self) -> dict:
         source = self.pod_object_dict
@@ -522,7 +535,7 @@ class Simulation:
 
     # -- endpoints ----------------------------------------------------------------------
 
-    def _update_endpoints(self, pod: dict | None) -> None:
+    def _update_endpoints(self, pod: dict | None, container: str | None = None) -> None:
         if not self.services:
             return
         from webapp.engine.endpoints import endpoint_slice
@@ -533,7 +546,7 @@ class Simulation:
             if new == old:
                 continue
             self._slices[name] = new
-            for item in endpoint_transitions(old, new):
+            for item in endpoint_transitions(old, new, container):
                 self.transition(**item)
 
     def update_services(self) -> None:
