@@ -259,16 +259,6 @@ export function boxKey(stage, step, container) {
   return `${stage}:${box}`;
 }
 
-/** A number of seconds in a cause like "Back-off 20s restarting failed container". */
-export function backoffSeconds(tr) {
-  if (typeof tr.after === "number" && tr.field !== "restartCount") return tr.after;
-  for (const key of ["seconds", "backoffSeconds", "backoff"]) {
-    if (typeof tr.after?.[key] === "number") return tr.after[key];
-  }
-  const m = /(\d+(?:\.\d+)?)\s?s\b/.exec(tr.cause || "");
-  return m ? Number(m[1]) : null;
-}
-
 function defined(step, spec) {
   switch (step) {
     case "postStart":
@@ -286,25 +276,15 @@ function defined(step, spec) {
   }
 }
 
-/** Where a transition belongs in the diagram. */
-function placeOf(tr, kinds) {
-  const kind = tr.container ? kinds.get(tr.container) : null;
-  // Init containers and sidecars have their box in stage 2, whatever stage the engine files
-  // their later transitions under (a sidecar's readiness, an init container's exit).
-  if ((kind === "init" || kind === "sidecar") && tr.stage !== 1 && tr.stage !== 5) {
-    return { stage: 2, step: "init", container: tr.container };
-  }
-  return { stage: tr.stage, step: tr.step, container: tr.container ?? null };
-}
-
 export function diagramModel(state) {
   const containers = containersFrom(state);
   const kinds = new Map(containers.map((c) => [c.name, c.kind]));
   const laneNames = containers.filter((c) => c.kind === "app").map((c) => c.name);
   for (const tr of state.transitions) {
-    const place = placeOf(tr, kinds);
-    if ((place.stage === 3 || place.stage === 4) && place.container && !laneNames.includes(place.container)) {
-      laneNames.push(place.container);
+    // (a Pod condition in stage 4 may name a sidecar: sidecars keep their box in stage 2)
+    const app = (kinds.get(tr.container) ?? "app") === "app";
+    if ((tr.stage === 3 || tr.stage === 4) && tr.container && app && !laneNames.includes(tr.container)) {
+      laneNames.push(tr.container);
     }
   }
   const specOf = new Map(containers.map((c) => [c.name, c.spec]));
@@ -321,41 +301,47 @@ export function diagramModel(state) {
     return rows.map((row) => row.map((step) => ({ stage, step, container: null, isDefined: step === "preStop" ? anySpec("preStop") : true })));
   });
   const keys = new Set(layout.flat(2).map((b) => boxKey(b.stage, b.step, b.container)));
+  // The engine names the container behind a transition (a Pod condition too); one it leaves
+  // unnamed lights a box of stages 2-4 only when that stage has a single container.
+  const onlyContainer = layout.map((lanes) => {
+    const names = new Set(lanes.flat().map((b) => b.container));
+    return names.size === 1 ? [...names][0] : null;
+  });
 
   const seen = new Map(); // box key -> {failed, tr}
   const stagesSeen = new Set();
-  const loops = { pull: { count: 0, seconds: null, failedAt: null }, init: { count: 0, seconds: null, container: null }, restart: new Map() };
+  const loops = { pull: { count: 0, seconds: null, failed: null }, init: { count: 0, seconds: null, container: null }, restart: new Map() };
   let outcome = null;
   let currentKey = null;
   let currentBox = null;
-  const lastInStage = new Map();
   for (const tr of state.transitions) {
-    const place = placeOf(tr, kinds);
-    stagesSeen.add(place.stage);
-    let container = place.container;
-    if (!container && (place.stage >= 2 && place.stage <= 4)) container = lastInStage.get(place.stage) ?? layout[place.stage - 1][0]?.[0]?.container ?? null;
-    else if (container) lastInStage.set(place.stage, container);
-    const key = boxKey(place.stage, place.step, container);
+    stagesSeen.add(tr.stage);
+    const container = tr.container ?? (tr.stage >= 2 && tr.stage <= 4 ? onlyContainer[tr.stage - 1] : null);
+    const key = boxKey(tr.stage, tr.step, container);
     if (keys.has(key)) {
       // A container killed during termination is the expected end of stage 5, not a failure.
-      const failed = isFailure(tr) && !(place.stage === 5 && tr.field === "state");
-      if (place.container || place.stage === 1 || place.stage === 5) seen.set(key, { failed, tr });
+      const failed = isFailure(tr) && !(tr.stage === 5 && tr.field === "state");
+      // A Pod condition or endpoint named after a container echoes that container's own
+      // transition: it moves the current box but leaves the box's done / failed alone.
+      const own = tr.container && String(tr.object).startsWith("Container/");
+      if (own || tr.stage === 1 || tr.stage === 5) seen.set(key, { failed, tr });
       currentKey = key;
-      currentBox = { stage: place.stage, step: STEP_BOX[place.step] || place.step, container: container ?? null };
+      currentBox = { stage: tr.stage, step: STEP_BOX[tr.step] || tr.step, container: container ?? null };
     }
     if (tr.step === "pull" && tr.field === "image") {
-      if (tr.after === "failed") loops.pull.failedAt = tr.t;
-      if (tr.after === "pulling" && loops.pull.failedAt !== null) {
+      // A failed pull starts the image back-off; the next pull ends it (a loop).
+      if (tr.after === "failed") loops.pull.failed = { seconds: tr.seconds ?? null };
+      if (tr.after === "pulling" && loops.pull.failed) {
         loops.pull.count += 1;
-        loops.pull.seconds = Math.round((tr.t - loops.pull.failedAt) * 10) / 10;
-        loops.pull.failedAt = null;
+        loops.pull.seconds = loops.pull.failed.seconds;
+        loops.pull.failed = null;
       }
     }
     if (tr.step === "pull" && tr.after?.reason === "ImagePullBackOff" && !loops.pull.count) loops.pull.count = 1;
     const kind = kinds.get(tr.container);
     const restartLoop = kind === "init" ? loops.init : tr.container ? loops.restart.get(tr.container) || { count: 0, seconds: null } : null;
     if (restartLoop && tr.field === "restartCount" && typeof tr.after === "number") restartLoop.count = tr.after;
-    if (restartLoop && tr.after?.reason === "CrashLoopBackOff") restartLoop.seconds = backoffSeconds(tr) ?? restartLoop.seconds;
+    if (restartLoop && tr.after?.reason === "CrashLoopBackOff") restartLoop.seconds = tr.seconds ?? restartLoop.seconds;
     if (kind === "init" && restartLoop.count) loops.init.container = tr.container;
     else if (restartLoop && kind !== "init" && (restartLoop.count || restartLoop.seconds !== null)) loops.restart.set(tr.container, restartLoop);
     if (tr.step === "outcome") outcome = outcomeOf(tr.after) ?? outcome;

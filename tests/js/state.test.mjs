@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import {
   applySnapshot, applyTick, initialState, diagramModel, graceCountdown, timelineModel,
   statusModel, lessonModel, endpointsModel, eventRows, seekTarget, probeSwitchValue,
-  recordAction, toVirtual, boxKey, backoffSeconds, isFailure,
+  recordAction, toVirtual, boxKey, isFailure,
 } from "../../static/js/state.js";
 import { snapshot, crashTick, deleteTick, iso } from "./fixtures.mjs";
 import { readFileSync } from "node:fs";
@@ -104,12 +104,15 @@ test("a scripted change of health is an input, not a failed step", () => {
   assert.equal(isFailure({ step: "pull", field: "image", after: "failed" }), true);
 });
 
-test("back-off seconds come from the transition value or its cause", () => {
-  assert.equal(backoffSeconds({ after: 20 }), 20);
-  assert.equal(backoffSeconds({ after: { seconds: 40 } }), 40);
-  assert.equal(backoffSeconds({ cause: "Back-off 2m0s" }), 0);
-  assert.equal(backoffSeconds({ cause: "Back-off 160s restarting failed container" }), 160);
-  assert.equal(backoffSeconds({ cause: "nothing" }), null);
+test("back-off seconds come from the transition's seconds, never from its cause", () => {
+  const waiting = (t, seconds, cause) => ({
+    seq: t, t, stage: 4, step: "backoff", object: "Container/app", container: "app", field: "state",
+    after: { state: "waiting", reason: "CrashLoopBackOff", exitCode: null }, cause, ...(seconds === undefined ? {} : { seconds }),
+  });
+  const model = (...transitions) => diagramModel({ ...initialState(), transitions }).loops.restart[0];
+  assert.equal(model(waiting(1, 80, "back-off 1m20s restarting failed container=app")).seconds, 80);
+  assert.equal(model(waiting(1, undefined, "back-off 20s restarting failed container=app")), undefined, "the cause is not read");
+  assert.equal(model(waiting(1, 10, ""), waiting(2, undefined, "")).seconds, 10, "the last known wait stays");
 });
 
 test("timeline: one band per container, probe ticks, event markers", () => {
@@ -221,7 +224,7 @@ test("recorded CrashLoopBackOff: the restart loop counts restarts and shows the 
   assert.ok(statusModel(s).surprises.some((x) => x.key === "surprise.crashloop"));
 });
 
-test("recorded ImagePullBackOff: the pull loop in stage 1 with the measured back-off", () => {
+test("recorded ImagePullBackOff: the pull loop in stage 1 with the back-off the engine reports", () => {
   const d = diagramModel(fromRecording("image-pull"));
   assert.deepEqual(d.loops.pull, { count: 2, seconds: 20 });
   assert.equal(d.current.stage, 1);
@@ -270,4 +273,23 @@ test("recorded node loss: phase is not Unknown and the page says so", () => {
   const s = fromRecording("node-lost");
   const st = statusModel(s);
   if (st.present) assert.ok(st.surprises.some((x) => x.key === "surprise.nodeLost"), JSON.stringify(st.surprises));
+});
+
+test("a Pod condition lights the box of the container the engine names; an unnamed one guesses no lane", () => {
+  const pod = { metadata: { name: "web" }, spec: { containers: [{ name: "a", readinessProbe: {} }, { name: "b", readinessProbe: {} }] }, status: {} };
+  const t = (seq, stage, step, container, object, field, after) => ({ seq, t: seq, stage, step, object, container, field, before: null, after, cause: "" });
+  const transitions = [
+    t(0, 4, "readiness", "a", "Container/a", "ready", true),
+    t(1, 4, "readiness", "b", "Container/b", "ready", false),
+    t(2, 4, "readiness", "a", "Pod/web", "conditions.Ready", "True"),
+  ];
+  let d = diagramModel({ ...initialState(), pod, transitions });
+  assert.equal(d.currentKey, "4:readiness:a");
+  assert.equal(boxOf(d, "4:readiness:b").state, "failed", "the condition echoes a, it does not touch b");
+  transitions.push(t(3, 4, "running", null, "Node/node-1", "conditions.Ready", "Unknown"));
+  d = diagramModel({ ...initialState(), pod, transitions });
+  assert.equal(d.currentKey, "4:readiness:a", "two lanes: no guess for a transition without a container");
+  const single = { ...pod, spec: { containers: [{ name: "a" }] } };
+  d = diagramModel({ ...initialState(), pod: single, transitions: [transitions[0], transitions[3]] });
+  assert.equal(d.currentKey, "4:running:a", "one lane: it is that container's");
 });
