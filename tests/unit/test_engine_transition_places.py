@@ -165,3 +165,22 @@ def test_no_single_cause_stays_null():
         for t in slices.transitions
         if t["field"].startswith("endpoints.") and t["stage"] == 5 and "terminating" in t["field"]
     )
+
+
+def test_ready_without_a_readiness_probe_is_not_a_probe_step():
+    # crash-loop-backoff has no readiness probe: READY follows the process, so the diagram
+    # must not light (or fail) a readiness probe box.
+    sim = played(ROOT / "scenarios" / "crash-loop-backoff.yaml", 60)
+    flips = [
+        t
+        for t in sim.transitions
+        if t["field"] in ("ready", "conditions.Ready", "conditions.ContainersReady")
+        and t["container"] == "app"
+    ]
+    assert flips and all(t["step"] == "running" for t in flips), flips
+
+
+def test_ready_with_a_readiness_probe_is_the_readiness_step():
+    sim = played(ROOT / "scenarios" / "readiness-endpoints.yaml", 120)
+    flips = transitions(sim, field="ready", container="app")
+    assert flips and all(t["step"] == "readiness" for t in flips), flips

@@ -117,6 +117,8 @@ def _container_items(sim: Simulation, old: dict, new: dict, deleting: bool) -> l
                 if before.get(field) != status.get(field) and (before or status.get(field)):
                     if field == "started" and not _has_probe(sim, name, "startup"):
                         step = "running"
+                    if field == "ready" and not _has_probe(sim, name, "readiness"):
+                        step = "running"  # no probe: ready follows running, not a probe result
                     items.append(dict(step=step, obj=obj, field=field, before=before.get(field),
                                       after=status.get(field), cause=_field_cause(field, status),
                                       container=name))  # fmt: skip
@@ -199,7 +201,10 @@ def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any
                 or (f"{condition['type']} is {condition['status']}")
             )
             container = _cause_of_condition(condition["type"], container_items, kinds)
-            items.append(dict(step=CONDITION_STEP.get(condition["type"], "kubelet"), obj=pod_obj,
+            step = CONDITION_STEP.get(condition["type"], "kubelet")
+            if step == "readiness" and container and not _has_probe(sim, container, "readiness"):
+                step = "running"
+            items.append(dict(step=step, obj=pod_obj,
                               field=f"conditions.{condition['type']}", before=before,
                               after=condition["status"], cause=cause,
                               container=container))  # fmt: skip
