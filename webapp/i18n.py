@@ -154,6 +154,90 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
 }
 
 
+# Why the engine refused a live action (webapp.engine.ActionError codes). Parameters are the
+# error's own; Kubernetes names (probes, fields, nodes) stay untranslated.
+ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
+    "bad_action": {
+        "en": "An action is a mapping with an 'action' word.",
+        "zh": "操作必须是一个带 action 字段的映射。",
+    },
+    "unknown_action": {
+        "en": "Unknown action {action!r}.",
+        "zh": "未知的操作 {action!r}。",
+    },
+    "pod_gone": {
+        "en": 'The Pod "{pod}" no longer exists: it has been removed from the API.',
+        "zh": "Pod “{pod}” 已经不存在了：它已从 API 中删除。",
+    },
+    "bad_grace": {
+        "en": "The grace period must be a whole number of seconds, 0 or more.",
+        "zh": "宽限期必须是大于等于 0 的整数秒。",
+    },
+    "bad_force": {"en": "force must be true or false.", "zh": "force 只能是 true 或 false。"},
+    "bad_container": {
+        "en": "Name one of the Pod's containers.",
+        "zh": "请指定 Pod 中的一个容器名。",
+    },
+    "container_required": {
+        "en": "The Pod has several containers; name one of {containers}.",
+        "zh": "这个 Pod 有多个容器，请指定其中一个：{containers}。",
+    },
+    "unknown_container": {
+        "en": "The Pod has no container named {container!r}.",
+        "zh": "这个 Pod 没有名为 {container!r} 的容器。",
+    },
+    "container_not_running": {
+        "en": "Container {container!r} is not running right now.",
+        "zh": "容器 {container!r} 现在没有在运行。",
+    },
+    "bad_probe": {
+        "en": "The probe must be liveness, readiness or startup.",
+        "zh": "探针只能是 liveness、readiness 或 startup。",
+    },
+    "no_such_probe": {
+        "en": "Container {container!r} has no {probe} probe.",
+        "zh": "容器 {container!r} 没有定义 {probe} 探针。",
+    },
+    "bad_healthy": {"en": "healthy must be true or false.", "zh": "healthy 只能是 true 或 false。"},
+    "bad_exit_code": {
+        "en": "The exit code must be 0 to 255.",
+        "zh": "退出码必须在 0 到 255 之间。",
+    },
+    "bad_node": {"en": "Name a node.", "zh": "请指定一个节点名。"},
+    "node_required": {
+        "en": "The Pod is not on a node yet; name the node to act on.",
+        "zh": "Pod 还没有被调度到节点上，请指定要操作的节点。",
+    },
+    "unknown_node": {"en": "There is no node named {node!r}.", "zh": "没有名为 {node!r} 的节点。"},
+    "node_already_down": {"en": "Node {node} is already down.", "zh": "节点 {node} 已经宕机了。"},
+    "node_already_up": {"en": "Node {node} is already up.", "zh": "节点 {node} 已经在运行了。"},
+    "bad_yaml": {
+        "en": "apply needs the objects as YAML text.",
+        "zh": "apply 需要 YAML 文本形式的对象。",
+    },
+    "invalid_objects": {
+        "en": "The objects to apply are invalid: {reason}",
+        "zh": "要应用的对象无效：{reason}",
+    },
+    "second_pod": {
+        "en": 'The playground runs one Pod; it cannot create a second one ("{pod}").',
+        "zh": "演练场只运行一个 Pod，不能再创建第二个（“{pod}”）。",
+    },
+    "pod_update_forbidden": {
+        "en": "The API server refused the change: {reason}",
+        "zh": "API Server 拒绝了这次修改（Kubernetes 的原文）：{reason}",
+    },
+}
+
+
+def action_refusal(code: str, lang: str, reason: str, **params: Any) -> str:
+    """Why the engine refused an action, in `lang`; unknown codes keep the engine's text."""
+    entry = ACTION_REFUSALS.get(code)
+    if entry is None:
+        return message("action_refused", lang, reason=reason)
+    return _fill(entry[normalize_language(lang)], {"reason": reason, **params})
+
+
 def normalize_language(value: Any) -> str:
     """`"zh-CN"`, `"ZH"`, `"zh_Hans"` -> `"zh"`; anything unknown -> the default."""
     if isinstance(value, str):

@@ -82,10 +82,15 @@ class Realtime:
         if "problem" in params:
             code, problem_params = params["problem"]
             params["problem"] = i18n.problem(code, lang, **problem_params)
-        payload: dict[str, Any] = {
-            "code": refusal.code,
-            "message": i18n.message(refusal.code, lang, **params),
-        }
+        if "action_code" in params:
+            text = i18n.action_refusal(
+                params["action_code"], lang, params["reason"], **params["action_params"]
+            )
+        else:
+            text = i18n.message(refusal.code, lang, **params)
+        payload: dict[str, Any] = {"code": refusal.code, "message": text}
+        if "action_code" in params:
+            payload["reason"] = params["action_code"]
         if refusal.errors is not None:
             payload["errors"] = localize_errors(refusal.errors, lang)
         return payload
@@ -285,7 +290,13 @@ def _register(socketio: SocketIO, rt: Realtime) -> None:
                 code = getattr(error, "code", None)
                 if not isinstance(code, str):
                     raise
-                raise Refusal("action_refused", reason=str(error)) from None
+                params = getattr(error, "params", None) or {}
+                raise Refusal(
+                    "action_refused",
+                    reason=str(error),
+                    action_code=code,
+                    action_params={k: v for k, v in params.items() if k != "errors"},
+                ) from None
             rt.send_tick(session)
 
 

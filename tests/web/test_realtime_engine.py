@@ -178,7 +178,42 @@ def test_an_invalid_action_is_refused_by_the_engine(client: SocketIOTestClient) 
     client.emit("act", {"action": "crash", "container": "no-such-container"})
     error = one(client, "error")
     assert error["code"] == "action_refused"
-    assert error["message"].startswith("操作被拒绝")
+    assert error["reason"] == "unknown_container"
+    assert error["message"] == "这个 Pod 没有名为 'no-such-container' 的容器。"
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "Container 'app' has no liveness probe."),
+        ("zh", "容器 'app' 没有定义 liveness 探针。"),
+    ],
+)
+def test_engine_refusals_speak_the_clients_language(
+    client: SocketIOTestClient, lang: str, expected: str
+) -> None:
+    client.emit("join", {"scenario": "plain-pod", "lang": lang})
+    one(client, "snapshot")
+    client.emit(
+        "act", {"action": "set-probe", "container": "app", "probe": "liveness", "healthy": False}
+    )
+    error = one(client, "error")
+    assert (error["reason"], error["message"]) == ("no_such_probe", expected)
+
+
+def test_every_engine_refusal_code_has_both_languages() -> None:
+    import re
+
+    from webapp import i18n
+
+    source = "".join(
+        p.read_text()
+        for p in (Path(__file__).resolve().parents[2] / "webapp" / "engine").glob("*.py")
+    )
+    codes = set(re.findall(r'ActionError\(\s*"([a-z_]+)"', source))
+    assert codes, "the engine raises ActionError with codes"
+    assert codes <= set(i18n.ACTION_REFUSALS), codes - set(i18n.ACTION_REFUSALS)
+    assert all(set(entry) == {"en", "zh"} for entry in i18n.ACTION_REFUSALS.values())
 
 
 def test_a_share_link_opens_at_its_moment(app: Flask, client: SocketIOTestClient) -> None:
