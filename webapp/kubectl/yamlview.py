@@ -62,7 +62,7 @@ def _compare_keys(a: Any, b: Any) -> int:
 _go_yaml_key = functools.cmp_to_key(_compare_keys)
 
 
-class _KubectlDumper(yaml.SafeDumper):
+class _KubectlDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """SafeDumper with go-yaml v2's choices for key order and string quoting."""
 
 
