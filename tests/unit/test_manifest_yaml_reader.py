@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.samples import POD
 from webapp.manifest import ScenarioError, parse_objects, parse_scenario
 from webapp.manifest.yaml_reader import MAX_DEPTH, MAX_NODES, Mark, read_documents
-
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
 
 BILLION_LAUGHS = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

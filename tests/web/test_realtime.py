@@ -14,20 +14,10 @@ import pytest
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.samples import POD
 from tests.web.fake_engine import FakeSimulation
 from webapp import create_app, socketio_of
 from webapp.realtime import realtime_of
-
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
 
 BAD_YAML = """\
 apiVersion: v1

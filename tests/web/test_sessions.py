@@ -10,21 +10,11 @@ from typing import Any
 
 import pytest
 
+from tests.samples import POD
 from tests.web.fake_engine import FakeSimulation
 from webapp.manifest import parse_scenario
 from webapp.sessions import Scheduler, Session, SessionManager, TooManySessions
 from webapp.sessions.clock import SessionClock
-
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
 
 
 @pytest.fixture

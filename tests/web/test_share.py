@@ -16,20 +16,10 @@ import requests
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.samples import POD
 from tests.web.fake_engine import FakeSimulation
 from webapp import create_app, socketio_of
 from webapp.storage import ShareStore, canonical_json, link_id
-
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
 
 ROOT = Path(__file__).resolve().parents[2]
 
