@@ -495,8 +495,9 @@ class Kubelet:
         sim = self.sim
         newest = record.newest
         key = f"{sim.pod_name}_{sim.namespace}_{sim.uid}_{record.name}_{record.spec.get('image')}"
-        if newest is not None and newest.state == "exited":
-            finished = newest.finished_ms or 0
+        last_exit = self._last_exit_seen_by_sync(record)
+        if last_exit is not None:
+            finished = last_exit.finished_ms or 0
             if self.restart_backoff.is_in_backoff_since(key, finished, self.clock.now_ms):
                 window = self.restart_backoff.get(key)
                 self.event(
@@ -543,6 +544,26 @@ class Kubelet:
                 return False
         record.reason = None
         return True
+
+    @staticmethod
+    def _last_exit_seen_by_sync(record: ContainerRecord) -> ContainerInstance | None:
+        """The exited instance ``doBackOff`` finds in the podStatus this sync started from.
+
+        A container this same sync killed (liveness or startup failure) was still running
+        in that podStatus, so the exit before it counts, and a first kill has none: the
+        restart is immediate and ``Next`` is not called (§4, kuberuntime_manager.go
+        doBackOff over ``podStatus.ContainerStatuses``).
+        """
+        snapshot = record.snapshot
+        for instance in record.instances:
+            seen_running = (
+                snapshot is not None
+                and snapshot.running
+                and snapshot.container_id == instance.container_id
+            )
+            if instance.state == "exited" and not seen_running:
+                return instance
+        return None
 
     def _set_reason(
         self, record: ContainerRecord, reason: str, message: str, *, seconds: float | None = None
