@@ -20,12 +20,6 @@ export const EXPLANATIONS = {
     zh: ["所有容器都以退出码 0 结束，且不会再重启（Job 常见）。",
       "无需处理。Pod 会留在 API 中，直到被删除。"],
   },
-  Failed: {
-    en: ["Every container has stopped and at least one failed (non-zero exit or killed), and the restartPolicy will not restart it.",
-      "Look at the failed container's exit code and reason, and at its logs."],
-    zh: ["所有容器都已终止，至少一个失败（退出码非 0 或被杀），且 restartPolicy 不会再重启它。",
-      "看失败容器的退出码、原因和日志。"],
-  },
   Unknown: {
     en: ["kubectl shows Unknown only for a Pod being deleted whose node was lost (reason NodeLost). The phase does not become Unknown when a node just stops answering.",
       "Check the node: kubectl get nodes, and the Pod's Ready condition."],
@@ -179,6 +173,93 @@ export const EXPLANATIONS = {
   DeadlineExceeded: {
     en: ["activeDeadlineSeconds passed and the Pod was stopped.", "spec.activeDeadlineSeconds."],
     zh: ["超过了 activeDeadlineSeconds，Pod 被停止。", "检查 spec.activeDeadlineSeconds。"],
+  },
+  ContainersNotInitialized: {
+    en: ["The Pod's Initialized condition is False: at least one init container has not completed yet (running, failing, or waiting for its back-off).",
+      "kubectl STATUS shows Init:x/y; look at the init containers' states and at the logs of the one that is not done (kubectl logs web -c <init>)."],
+    zh: ["Pod 的 Initialized 状况为 False：至少一个 Init 容器还没成功结束（正在运行、失败了，或在等退避）。",
+      "kubectl 的 STATUS 会显示 Init:x/y；看各 Init 容器的状态，以及未完成那个的日志（kubectl logs web -c <init 容器名>）。"],
+  },
+  PodFailed: {
+    en: ["The Pod's phase is Failed, so its Ready and ContainersReady conditions turned False with this reason. The Pod will not run again.",
+      "Find the container that failed: its exit code and reason in describe (Last State / State), and its logs."],
+    zh: ["Pod 的 phase 已是 Failed，所以 Ready 和 ContainersReady 两个状况以这个原因变为 False。这个 Pod 不会再运行。",
+      "找出失败的容器：在 describe 里看它的退出码和原因（State / Last State），再看它的日志。"],
+  },
+  // Reasons of events (the events view and describe's Events table).
+  Scheduled: {
+    en: ["The scheduler bound the Pod to a node (spec.nodeName is set).", "Nothing to fix: the message names the node."],
+    zh: ["调度器把 Pod 绑定到了一个节点（spec.nodeName 已填写）。", "无需处理：消息里写着是哪个节点。"],
+  },
+  FailedScheduling: {
+    en: ["The scheduler tried and found no node for the Pod; it keeps retrying. The Pod stays Pending with PodScheduled False.",
+      "The message counts the nodes and why each was rejected (Insufficient cpu, taints, node selector). Lower the requests or change the nodeSelector."],
+    zh: ["调度器尝试过，但找不到能放下这个 Pod 的节点，会继续重试。Pod 保持 Pending，PodScheduled 为 False。",
+      "消息里会列出节点数量和每个节点被排除的原因（Insufficient cpu、污点、节点选择器）。降低 requests 或修改 nodeSelector。"],
+  },
+  Pulling: {
+    en: ["The kubelet started pulling the container's image.", "A pull that never ends: registry reachable? image big? Followed by Pulled or Failed."],
+    zh: ["kubelet 开始拉取容器镜像。", "如果一直拉不完：仓库能否访问？镜像是否很大？之后会出现 Pulled 或 Failed。"],
+  },
+  Pulled: {
+    en: ["The image is on the node (just pulled, or already present).", "Nothing to fix: the message says how long the pull took."],
+    zh: ["镜像已在节点上（刚拉取完，或本来就有）。", "无需处理：消息里写着拉取用了多久。"],
+  },
+  Created: {
+    en: ["The runtime created the container.", "Nothing to fix: Started follows."],
+    zh: ["容器运行时已创建容器。", "无需处理：接下来是 Started。"],
+  },
+  Started: {
+    en: ["The container's process is running. It is not necessarily ready: probes decide that.", "Nothing to fix; check READY and the probes."],
+    zh: ["容器进程已经运行。这不代表它已就绪：是否就绪由探针决定。", "无需处理；看 READY 列和探针。"],
+  },
+  Failed: {
+    en: ["As a Pod phase: every container has stopped, at least one failed (non-zero exit or killed), and the restartPolicy will not restart it. As an event: the kubelet could not pull an image or create or start a container.",
+      "For the phase: the failed container's exit code, reason and logs. For the event: its message (ErrImagePull, a missing ConfigMap or Secret, a command not found)."],
+    zh: ["作为 Pod 的 phase：所有容器都已终止，至少一个失败（退出码非 0 或被杀），且 restartPolicy 不会再重启它。作为事件：kubelet 拉不到镜像，或无法创建、启动容器。",
+      "对 phase：看失败容器的退出码、原因和日志。对事件：看它的消息（ErrImagePull、缺少的 ConfigMap 或 Secret、找不到的命令）。"],
+  },
+  BackOff: {
+    en: ["The kubelet is waiting before trying again: restarting a container that keeps exiting (CrashLoopBackOff) or pulling an image that failed (ImagePullBackOff).",
+      "The message says which. The wait doubles each time, up to 5 minutes; fix the cause and it recovers on the next try."],
+    zh: ["kubelet 在等待后再重试：要么是重启不断退出的容器（CrashLoopBackOff），要么是重新拉取失败的镜像（ImagePullBackOff）。",
+      "消息里写着是哪一种。等待时间每次翻倍，最长 5 分钟；修好原因后，下一次重试就会恢复。"],
+  },
+  Unhealthy: {
+    en: ["A probe failed (the message says which: liveness, readiness or startup, and what it got).",
+      "Liveness or startup failing enough times restarts the container; readiness failing only removes the Pod from the Service's endpoints. Check the probe's path, port, timeout and thresholds."],
+    zh: ["某个探针失败了（消息里写着是存活、就绪还是启动探针，以及它得到了什么结果）。",
+      "存活或启动探针连续失败到阈值会重启容器；就绪探针失败只会把 Pod 从 Service 的端点中移除。检查探针的路径、端口、超时和阈值。"],
+  },
+  Killing: {
+    en: ["The kubelet is stopping a container: the Pod was deleted, a liveness or startup probe failed, or the node is being drained. It sends SIGTERM, then SIGKILL when the grace period runs out.",
+      "The message says why. An app that takes too long to stop gets SIGKILL (exit code 137): handle SIGTERM or raise terminationGracePeriodSeconds."],
+    zh: ["kubelet 正在停止一个容器：Pod 被删除、存活或启动探针失败，或节点正在被排空。它先发送 SIGTERM，宽限期用完后再发送 SIGKILL。",
+      "消息里写着原因。停止太慢的应用会被 SIGKILL（退出码 137）：处理好 SIGTERM，或调大 terminationGracePeriodSeconds。"],
+  },
+  NodeNotReady: {
+    en: ["The node controller saw the node stop reporting and marked the Pod not Ready. The phase stays what it was: the control plane cannot know what the containers are doing.",
+      "kubectl get nodes; kubectl describe node. After the toleration for not-ready nodes (300 s by default) the Pod is evicted."],
+    zh: ["节点控制器发现节点停止上报，把 Pod 标记为未就绪。phase 保持不变：控制平面无从得知容器的实际情况。",
+      "执行 kubectl get nodes、kubectl describe node。超过对未就绪节点的容忍时间（默认 300 秒）后，Pod 会被驱逐。"],
+  },
+  TaintManagerEviction: {
+    en: ["The node carries a NoExecute taint (not-ready or unreachable) and the Pod's toleration ran out, so the control plane deleted the Pod.",
+      "The node's taints and the Pod's tolerations (tolerationSeconds). A controller (Deployment, Job) would create a replacement elsewhere; a bare Pod is simply gone."],
+    zh: ["节点带有 NoExecute 污点（not-ready 或 unreachable），而 Pod 的容忍时间已到，所以控制平面删除了这个 Pod。",
+      "看节点的污点和 Pod 的容忍（tolerationSeconds）。由控制器（Deployment、Job）管理的 Pod 会在别处重建；裸 Pod 就直接没了。"],
+  },
+  FailedMount: {
+    en: ["A volume could not be mounted (a missing ConfigMap, Secret or PersistentVolumeClaim, or a storage error).", "The message names the volume: create what is missing."],
+    zh: ["某个卷无法挂载（缺少 ConfigMap、Secret 或 PersistentVolumeClaim，或存储出错）。", "消息里写着是哪个卷：把缺少的东西创建出来。"],
+  },
+  FailedPostStartHook: {
+    en: ["The postStart hook failed, so the kubelet killed the container.", "The hook's command or HTTP endpoint; the container restarts according to restartPolicy."],
+    zh: ["postStart 钩子执行失败，kubelet 杀掉了容器。", "检查钩子的命令或 HTTP 地址；容器会按 restartPolicy 重启。"],
+  },
+  FailedPreStopHook: {
+    en: ["The preStop hook failed; the kubelet sends SIGTERM anyway.", "The hook's command or HTTP endpoint, and whether it fits in the grace period."],
+    zh: ["preStop 钩子执行失败；kubelet 仍会发送 SIGTERM。", "检查钩子的命令或 HTTP 地址，以及它能否在宽限期内完成。"],
   },
 };
 

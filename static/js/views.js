@@ -3,6 +3,7 @@
 import { h, fill, setText } from "./dom.js";
 import { t, lang, seconds } from "./i18n.js";
 import { eventRows, endpointsModel } from "./state.js";
+import { explain } from "./explain.js";
 
 const TABS = ["watch", "events", "endpoints", "describe", "yaml"];
 
@@ -18,7 +19,21 @@ export function mount(root) {
     return tab;
   });
   tablist.append(...tabs);
-  root.append(tablist, ...Object.values(panels));
+  // kubectl's columns are wider than the right-hand column: a toggle lays the views over the
+  // page at full width (Escape puts them back), so nothing is cut off on a laptop.
+  const widen = h("button", { type: "button", class: "tab-widen", id: "views-widen", "aria-pressed": "false",
+    "data-i18n": "views.widen", "data-i18n-title": "views.widen.title", on: { click: () => setWide(!root.classList.contains("is-wide")) } });
+  function setWide(on) {
+    root.classList.toggle("is-wide", on);
+    widen.setAttribute("aria-pressed", String(on));
+  }
+  root.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && root.classList.contains("is-wide")) {
+      setWide(false);
+      widen.focus();
+    }
+  });
+  root.append(h("div", { class: "views-bar" }, tablist, widen), ...Object.values(panels));
   const pres = {};
   for (const name of ["watch", "describe", "yaml"]) {
     pres[name] = h("pre", { class: "kubectl", id: `kubectl-${name}` });
@@ -76,8 +91,14 @@ function eventsTable(rows) {
     h("tbody", {}, rows.map((r) => h("tr", { class: r.type === "Warning" ? "is-warning" : "" },
       h("td", { class: "ev-time" }, r.t === null ? "" : seconds(r.t)),
       h("td", {}, r.type === "Warning" ? `⚠ ${r.type}` : r.type),
-      h("td", { class: "ev-reason" }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
+      h("td", { class: "ev-reason", title: reasonTitle(r.reason) }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
       h("td", {}, r.message, h("span", { class: "ev-object" }, r.object))))));
+}
+
+/** An event reason's "what it means, what to check", shown on hover. */
+function reasonTitle(reason) {
+  const [entry] = explain(reason, lang());
+  return entry ? `${entry.means}\n${t("explain.check")}: ${entry.check}` : null;
 }
 
 function endpointsView(services) {
