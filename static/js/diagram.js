@@ -59,7 +59,9 @@ export function mount(root) {
     }
     paint(refs, model);
     const current = model.currentBox || model.current;
-    const text = current
+    const text = current?.step === "outcome" && model.outcome
+      ? t(`diagram.outcome.${model.outcome}`)
+      : current?.stage
       ? t("diagram.now", { stage: t(`stage.${current.stage}`), step: stepName(current.step) + (current.container ? ` (${current.container})` : "") })
       : t("diagram.waiting");
     setText(caption, text);
@@ -171,6 +173,7 @@ function build(svg, model, W) {
   svg.append(outcome);
   refs.outcome = { g: outcome, text: outText };
   svg.setAttribute("viewBox", `0 0 ${W} ${outY + OUTCOME_H + PAD}`);
+  refs.W = W;
   return refs;
 }
 
@@ -182,6 +185,20 @@ function loopBelow(svg, c, stage) {
   const label = s("text", { class: "loop-label", x: x2 + 6, y: yb + STAGE_GAP / 2 + 5 });
   svg.append(path, label);
   return { path, label };
+}
+
+/** Slide a label left when its text would run past the right edge (long Chinese labels). */
+function keepInside(label, W) {
+  if (!label.dataset.x) label.dataset.x = label.getAttribute("x");
+  const x = Number(label.dataset.x);
+  let length = 0;
+  try {
+    length = label.getComputedTextLength();
+  } catch {
+    return;
+  }
+  const room = W - PAD - 2;
+  label.setAttribute("x", String(Math.max(PAD, Math.min(x, room - length))));
 }
 
 function defs() {
@@ -243,6 +260,7 @@ function paint(refs, model) {
       const states = b.state.split(" ");
       box.g.setAttribute("class", ["box", ...states.map((x) => `is-${x}`)].join(" "));
       let words = t(STATE_WORDS[states.includes("failed") && !states.includes("current") ? "failed" : states[0]]);
+      if (states[0] === "undefined" && b.why) words = t(`diagram.state.${b.why}`);
       if (states.includes("current") && states.includes("failed")) words = `▶ ${t("diagram.state.failed")}`;
       const reason = b.tr?.after?.reason;
       const code = b.tr?.after?.exitCode;
@@ -281,6 +299,7 @@ function paint(refs, model) {
       text = `↻ ${who}${l?.seconds !== null && l?.seconds !== undefined ? t("diagram.loop.restart", { seconds: l.seconds, count: l.count }) : t("diagram.loop.restartShort", { count: l?.count ?? 0 })}`;
     }
     setText(loop.label, text);
+    keepInside(loop.label, refs.W);
   }
   const outcome = model.outcome;
   refs.outcome.g.setAttribute("class", `outcome${outcome ? ` is-${outcome.toLowerCase()}` : ""}`);

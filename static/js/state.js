@@ -288,6 +288,7 @@ export function diagramModel(state) {
     }
   }
   const specOf = new Map(containers.map((c) => [c.name, c.spec]));
+  const hasService = (state.endpointSlices || []).length > 0;
   const anySpec = (step) => containers.some((c) => c.kind !== "init" && defined(step, c.spec));
   const layout = [1, 2, 3, 4, 5].map((stage) => {
     if (stage === 2) return [containers.filter((c) => c.kind !== "app").map((c) => ({ stage, step: "init", container: c.name, kind: c.kind, isDefined: true }))];
@@ -298,7 +299,12 @@ export function diagramModel(state) {
     // Stage 5 in two rows, as the article draws it: endpoints, preStop, SIGTERM, then
     // (grace period over) SIGKILL; stage 1 in one.
     const rows = stage === 5 ? [STAGE_STEPS[5].slice(0, 3), STAGE_STEPS[5].slice(3)] : [STAGE_STEPS[stage]];
-    return rows.map((row) => row.map((step) => ({ stage, step, container: null, isDefined: step === "preStop" ? anySpec("preStop") : true })));
+    return rows.map((row) => row.map((step) => {
+      if (step === "preStop") return { stage, step, container: null, isDefined: anySpec("preStop") };
+      // Only a Service's EndpointSlice can drop the Pod: with no Service there is nothing to leave.
+      if (step === "endpoints" && !hasService) return { stage, step, container: null, isDefined: false, why: "noService" };
+      return { stage, step, container: null, isDefined: true };
+    }));
   });
   const keys = new Set(layout.flat(2).map((b) => boxKey(b.stage, b.step, b.container)));
   // The engine names the container behind a transition (a Pod condition too); one it leaves
@@ -314,7 +320,15 @@ export function diagramModel(state) {
   let outcome = null;
   let currentKey = null;
   let currentBox = null;
-  for (const tr of state.transitions) {
+  let finishedAt = -1; // index of the transition that gave the Pod its final phase
+  let lastMoving = null; // the last transition that moves the "now" marker
+  state.transitions.forEach((tr, index) => {
+    // Once the phase is final, the kubelet tears the sandbox down (PodReadyToStartContainers
+    // False, a stage-1 Pod condition): bookkeeping, not the Pod going back to stage 1.
+    const teardown = finishedAt >= 0 && tr.stage === 1 && String(tr.object).startsWith("Pod/");
+    if (tr.step === "outcome" && /succeeded|failed/i.test(outcomeOf(tr.after) ?? "")) finishedAt = index;
+    if (teardown) return;
+    lastMoving = tr;
     stagesSeen.add(tr.stage);
     const container = tr.container ?? (tr.stage >= 2 && tr.stage <= 4 ? onlyContainer[tr.stage - 1] : null);
     const key = boxKey(tr.stage, tr.step, container);
@@ -345,8 +359,12 @@ export function diagramModel(state) {
     if (kind === "init" && restartLoop.count) loops.init.container = tr.container;
     else if (restartLoop && kind !== "init" && (restartLoop.count || restartLoop.seconds !== null)) loops.restart.set(tr.container, restartLoop);
     if (tr.step === "outcome") outcome = outcomeOf(tr.after) ?? outcome;
-  }
-  const current = state.stage || lastStage(state.transitions);
+  });
+  const serverStage = state.stage || lastStage(state.transitions);
+  // A finished Pod (its last moving transition is the outcome) is not "in" any stage.
+  const finished = lastMoving?.step === "outcome" && finishedAt >= 0;
+  const current = finished ? { stage: null, step: "outcome", container: null } : lastMoving && serverStage?.stage === 1 && finishedAt >= 0
+    ? lastStage([lastMoving]) : serverStage;
   const currentStage = current?.stage ?? null;
   const boxState = (key, isDefined, stage) => {
     if (key === currentKey && stage === currentStage) return seen.get(key)?.failed ? "current failed" : "current";
@@ -356,13 +374,21 @@ export function diagramModel(state) {
     if (currentStage && stage < currentStage && stage !== 2) return "skipped";
     return "pending";
   };
+  // A Pod that finished by itself (Succeeded / Failed, never deleted while running) has no
+  // process left to stop: preStop, SIGTERM, the grace period and SIGKILL cannot happen.
+  const stoppedItself = finishedAt >= 0 &&
+    !state.transitions.slice(0, finishedAt).some((tr) => tr.stage === 5 && tr.step !== "outcome");
+  const NO_PROCESS = new Set(["preStop", "sigterm", "grace", "sigkill"]);
   const stages = layout.map((lanes, i) => {
     const stage = i + 1;
     return {
       stage,
       lanes: lanes.map((lane) => lane.map((b) => {
         const key = boxKey(b.stage, b.step, b.container);
-        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, state: boxState(key, b.isDefined, stage), tr: seen.get(key)?.tr ?? null };
+        if (stoppedItself && NO_PROCESS.has(b.step) && !seen.has(key) && key !== currentKey) {
+          return { key, stage: b.stage, step: b.step, container: null, kind: b.kind, why: "finished", state: "undefined", tr: null };
+        }
+        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, why: b.why ?? null, state: boxState(key, b.isDefined, stage), tr: seen.get(key)?.tr ?? null };
       })),
       state: stage === currentStage ? "current" : stagesSeen.has(stage) ? "visited" : "pending",
     };

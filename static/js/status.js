@@ -20,7 +20,13 @@ export function mount(root) {
       shown = key;
       if (!model.present) {
         setText(summary, state.lastPod || state.session ? t("status.nopod") : "");
-        fill(body);
+        // Said on screen too: an empty panel after the removal looks like a broken page.
+        const name = state.lastPod?.metadata?.name;
+        fill(body, name
+          ? h("div", { class: "status-gone", id: "status-gone" },
+            h("p", {}, t("status.gone", { name })),
+            h("pre", { class: "kubectl kubectl-inline" }, `$ kubectl get pod ${name}\nError from server (NotFound): pods "${name}" not found`))
+          : state.session ? h("p", { class: "hint" }, t("status.nopod")) : null);
         return;
       }
       setText(summary, `${model.name}: ${t("status.phase")} ${model.phase ?? "?"} · ${t("status.kubectl")} ${model.kubectlStatus ?? "?"}`);
