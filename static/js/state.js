@@ -379,6 +379,7 @@ export function diagramModel(state) {
   const stoppedItself = finishedAt >= 0 &&
     !state.transitions.slice(0, finishedAt).some((tr) => tr.stage === 5 && tr.step !== "outcome");
   const NO_PROCESS = new Set(["preStop", "sigterm", "grace", "sigkill"]);
+  const gone = outcome === "removed" || (!state.pod && Boolean(state.lastPod));
   const stages = layout.map((lanes, i) => {
     const stage = i + 1;
     return {
@@ -388,7 +389,10 @@ export function diagramModel(state) {
         if (stoppedItself && NO_PROCESS.has(b.step) && !seen.has(key) && key !== currentKey) {
           return { key, stage: b.stage, step: b.step, container: null, kind: b.kind, why: "finished", state: "undefined", tr: null };
         }
-        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, why: b.why ?? null, state: boxState(key, b.isDefined, stage), tr: seen.get(key)?.tr ?? null };
+        let boxWord = boxState(key, b.isDefined, stage);
+        // Removed from the API: a stage-5 step that did not happen never will (no SIGKILL needed).
+        if (gone && stage === 5 && boxWord === "pending") boxWord = "skipped";
+        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, why: b.why ?? null, state: boxWord, tr: seen.get(key)?.tr ?? null };
       })),
       state: stage === currentStage ? "current" : stagesSeen.has(stage) ? "visited" : "pending",
     };
