@@ -187,6 +187,21 @@ function loopBelow(svg, c, stage) {
   return { path, label };
 }
 
+/** Narrow a box's status line that would overflow its box (a long reason such as CreateContainerConfigError). */
+function squeeze(text, room) {
+  text.removeAttribute("textLength");
+  let length = 0;
+  try {
+    length = text.getComputedTextLength();
+  } catch {
+    return;
+  }
+  if (length > room) {
+    text.setAttribute("textLength", String(room));
+    text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
+}
+
 /** Slide a label left when its text would run past the right edge (long Chinese labels). */
 function keepInside(label, W) {
   if (!label.dataset.x) label.dataset.x = label.getAttribute("x");
@@ -273,7 +288,10 @@ function paint(refs, model) {
         words = remaining > 0 ? t("diagram.countdown", { seconds: Math.ceil(remaining), grace: grace ?? "?" }) : t("diagram.countdown.over");
         if (box.bar) box.bar.setAttribute("width", grace ? String(Math.max(0, (box.width * remaining) / grace)) : "0");
       }
-      setText(box.status, words);
+      if (box.status.textContent !== words) {
+        setText(box.status, words);
+        squeeze(box.status, box.width + 4);
+      }
       setText(box.title, `${box.label}${b.container ? ` (${b.container})` : ""}: ${words}`);
     }
   }
