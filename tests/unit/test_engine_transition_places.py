@@ -184,3 +184,14 @@ def test_ready_with_a_readiness_probe_is_the_readiness_step():
     sim = played(ROOT / "scenarios" / "readiness-endpoints.yaml", 120)
     flips = transitions(sim, field="ready", container="app")
     assert flips and all(t["step"] == "readiness" for t in flips), flips
+
+
+@pytest.mark.parametrize("name", ["job-succeeds", "job-fails"])
+def test_nothing_after_the_outcome_points_back_to_an_earlier_stage(name: str):
+    # The sandbox torn down after the end (PodReadyToStartContainers False) belongs to the
+    # outcome, so the page's "where the Pod is now" does not jump back to stage 1.
+    sim = played(ROOT / "scenarios" / f"{name}.yaml", 120)
+    (end,) = [t for t in sim.transitions if t["field"] == "phase" and t["step"] == "outcome"]
+    after = [t for t in sim.transitions if t["seq"] > end["seq"] and t["object"].startswith("Pod/")]
+    assert after, "the kubelet tears the sandbox down after the end"
+    assert all(t["stage"] == 5 for t in after), after

@@ -204,6 +204,8 @@ def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any
             step = CONDITION_STEP.get(condition["type"], "kubelet")
             if step == "readiness" and container and not _has_probe(sim, container, "readiness"):
                 step = "running"
+            if new_status.get("phase") in ("Succeeded", "Failed") and condition["status"] != "True":
+                step = "outcome"  # the sandbox torn down after the end: part of the outcome
             items.append(dict(step=step, obj=pod_obj,
                               field=f"conditions.{condition['type']}", before=before,
                               after=condition["status"], cause=cause,
