@@ -7,6 +7,8 @@ built-in `plain-pod` scenario for every run, plays it until the Pod is Running, 
 then clicks "Delete Pod". The time is measured inside the page: from the button's
 pointerdown to the first animation frame after the diagram marks stage 5 as current
 (socket round trip + engine + rendering). Prints the median and p95; asserts nothing.
+Stage 5 counts as shown when it is current or marked reached: `plain-pod` exits at once on
+SIGTERM, so with the clock paused the Pod is removed in the same instant as the delete.
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ MEASURE = """
     "pointerdown", () => { start = performance.now(); }, { once: true, capture: true });
   const svg = document.getElementById("diagram-svg");
   const observer = new MutationObserver(() => {
-    if (start === undefined || !svg.querySelector('.stage.is-current[data-stage="5"]')) return;
+    // Stage 5 is current, or already passed (a Pod that exits at once on SIGTERM is removed
+    // within the same instant, and the diagram then shows stage 5 reached and the outcome).
+    const reached = '.stage[data-stage="5"].is-current, .stage[data-stage="5"].is-visited';
+    if (start === undefined || !svg.querySelector(reached)) return;
     observer.disconnect();
     requestAnimationFrame(() => resolve(performance.now() - start));
   });
