@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from webapp.engine.clock import URGENT
-from webapp.engine.defaults import apply_pod_defaults
+from webapp.engine.defaults import apply_pod_defaults, keep_service_account_token
 from webapp.engine.events import NORMAL, WARNING
 from webapp.engine.node_lifecycle import (
     NODE_MONITOR_GRACE_PERIOD_MS,
@@ -205,8 +205,8 @@ def _check_pod_update(sim: Simulation, obj: dict) -> None:
         raise ActionError("second_pod", {"pod": name},
                           f'The playground runs one Pod ("{sim.pod_name}"); cannot create "{name}".')  # fmt: skip
     _require_pod(sim)
-    new_spec = apply_pod_defaults(obj)["spec"]
     old_spec = dict(sim.pod_spec)
+    new_spec = keep_service_account_token(apply_pod_defaults(obj)["spec"], old_spec)
     old_spec.pop("nodeName", None)
     if _without_mutable(new_spec) != _without_mutable(old_spec):
         message = f'Pod "{name}" is invalid: {POD_UPDATE_FORBIDDEN}'
@@ -371,7 +371,7 @@ def _apply_pod(sim: Simulation, obj: dict) -> None:
             metadata[key] = new["metadata"][key]
         else:
             metadata.pop(key, None)
-    spec = dict(new["spec"])
+    spec = keep_service_account_token(new["spec"], old_spec)
     if "nodeName" in old_spec:
         spec["nodeName"] = old_spec["nodeName"]
     sim.pod_object_dict = {**sim.pod_object_dict, "metadata": metadata, "spec": spec}

@@ -8,10 +8,24 @@ with the kubelet's message, optional references are skipped. Volumes: the volume
 
 from __future__ import annotations
 
+from webapp.engine.defaults import ROOT_CA_CONFIG_MAP
+
+# ConfigMaps every namespace has without the scenario listing them: the root-ca-cert-publisher
+# controller keeps ``kube-root-ca.crt`` (key ``ca.crt``) in each namespace; the ServiceAccount
+# admission's projected volume reads it.
+IMPLICIT_CONFIG_MAPS = {
+    ROOT_CA_CONFIG_MAP: {
+        "metadata": {"name": ROOT_CA_CONFIG_MAP},
+        "data": {"ca.crt": "<cluster CA>"},
+    }
+}
+
 
 def _lookup(kind: str, name: str, key: str | None, objects: dict, namespace: str) -> str | None:
     """The kubelet's error for one reference, or None when it resolves."""
     obj = objects.get(name)
+    if obj is None and kind == "ConfigMap":
+        obj = IMPLICIT_CONFIG_MAPS.get(name)
     label = "configmap" if kind == "ConfigMap" else "secret"
     if obj is None:
         return f'{label} "{name}" not found'

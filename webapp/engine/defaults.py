@@ -5,14 +5,17 @@ SetDefaults_Container, SetDefaults_Probe, SetDefaults_HTTPGetAction, volume sour
 the admission plugins ServiceAccount, Priority and DefaultTolerationSeconds
 (KUBERNETES-SEMANTICS §1.7, §5.1, §8, §11), and ``resource.Quantity`` canonical form.
 
-Not added here (they need a clock, an identity or randomness, so the simulation owns
-them): uid, resourceVersion, creationTimestamp, generation, status, and the projected
-``kube-api-access-<random>`` service-account volume.
+Not added here (they need a clock or an identity, so the simulation owns them): uid,
+resourceVersion, creationTimestamp, generation, status. The projected
+``kube-api-access-<random>`` service-account volume needs randomness: the simulation calls
+:func:`admit_service_account` with its seeded generator right after
+:func:`apply_pod_defaults`.
 """
 
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
 from webapp.engine.quantity import canonical_quantity, parse_quantity
@@ -47,6 +50,19 @@ _CONTAINER_DEFAULTS: dict[str, Any] = {
 }
 _PROBE_FIELDS = ("livenessProbe", "readinessProbe", "startupProbe")
 
+# plugin/pkg/admission/serviceaccount/admission.go
+SERVICE_ACCOUNT_VOLUME_PREFIX = "kube-api-access-"  # ServiceAccountVolumeName + "-"
+DEFAULT_API_TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+# serviceaccount.WarnOnlyBoundTokenExpirationSeconds: 1 h + 7 s, so that a token is
+# recognisable as an auto-mounted one when the apiserver extends its lifetime.
+TOKEN_EXPIRATION_SECONDS = 3607
+ROOT_CA_CONFIG_MAP = "kube-root-ca.crt"  # published into every namespace by the
+# root-ca-cert-publisher controller, so it never counts as missing
+# k8s.io/apimachinery/pkg/util/rand: the alphabet of names.SimpleNameGenerator's suffix
+# (lowercase consonants and digits without vowels, 0, 1 and 3, so no words are spelled).
+NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+NAME_SUFFIX_LENGTH = 5
+
 
 def apply_pod_defaults(pod: dict) -> dict:
     """A new Pod dict with the API server's defaults filled in; keys sorted as kubectl
@@ -64,6 +80,122 @@ def apply_pod_defaults(pod: dict) -> dict:
             set_defaults_container(container)
     for volume in spec.get("volumes") or []:
         set_defaults_volume(volume)
+    return sort_keys(result)
+
+
+def admit_service_account(pod: dict, rng: random.Random) -> dict:
+    """The ServiceAccount admission plugin on Pod create (``mountServiceAccountToken``).
+
+    Unless ``spec.automountServiceAccountToken`` is false (the ServiceAccount's own field
+    is not modelled: the default ServiceAccount leaves it unset), every init container and
+    container that does not already mount something at
+    ``/var/run/secrets/kubernetes.io/serviceaccount`` gets a read-only mount of the
+    projected ``kube-api-access-<5 random chars>`` volume, and that volume (TokenVolumeSource)
+    is appended to ``spec.volumes``. An existing volume named ``kube-api-access-…`` is
+    reused, as the plugin does. Call it on the output of :func:`apply_pod_defaults`; the
+    input is not changed, keys come out sorted.
+
+    From memory of admission.go (not re-read against the 1.37 tree): the mount is
+    appended after the container's own mounts; ephemeral containers get it too (the
+    playground has none); mirror pods are skipped (the playground has none).
+    """
+    result = copy.deepcopy(pod)
+    spec = result.setdefault("spec", {})
+    if spec.get("automountServiceAccountToken") is False:
+        return result
+    volumes = spec.get("volumes") or []
+    existing = next(
+        (
+            v["name"]
+            for v in volumes
+            if str(v.get("name", "")).startswith(SERVICE_ACCOUNT_VOLUME_PREFIX)
+        ),
+        None,
+    )
+    volume_name = existing or SERVICE_ACCOUNT_VOLUME_PREFIX + "".join(
+        rng.choice(NAME_SUFFIX_ALPHABET) for _ in range(NAME_SUFFIX_LENGTH)
+    )
+    mount = {"mountPath": DEFAULT_API_TOKEN_MOUNT_PATH, "name": volume_name, "readOnly": True}
+    needs_volume = False
+    for field in ("initContainers", "containers"):
+        for container in spec.get(field) or []:
+            mounts = container.get("volumeMounts") or []
+            if any(m.get("mountPath") == DEFAULT_API_TOKEN_MOUNT_PATH for m in mounts):
+                continue  # an existing mount at the default path prevents the token mount
+            container["volumeMounts"] = [*mounts, dict(mount)]
+            needs_volume = True
+    if existing is None and needs_volume:
+        spec["volumes"] = [*volumes, {"name": volume_name, "projected": token_volume_source()}]
+    return sort_keys(result)
+
+
+def token_volume_source() -> dict:
+    """``TokenVolumeSource()``: the bound token, the cluster CA and the namespace."""
+    return {
+        "defaultMode": DEFAULT_VOLUME_MODE,  # set explicitly by the plugin (#104464)
+        "sources": [
+            {
+                "serviceAccountToken": {
+                    "expirationSeconds": TOKEN_EXPIRATION_SECONDS,
+                    "path": "token",
+                }
+            },
+            {
+                "configMap": {
+                    "items": [{"key": "ca.crt", "path": "ca.crt"}],
+                    "name": ROOT_CA_CONFIG_MAP,
+                }
+            },
+            {
+                "downwardAPI": {
+                    "items": [
+                        {
+                            "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                            "path": "namespace",
+                        }
+                    ]
+                }
+            },
+        ],
+    }
+
+
+def keep_service_account_token(new_spec: dict, old_spec: dict) -> dict:
+    """What ``kubectl apply``'s strategic merge patch keeps on a Pod update: the admitted
+    ``kube-api-access-…`` volume (merge key ``name``) and each container's token mount
+    (merge key ``mountPath``), which the applied manifest does not mention. Admission
+    itself only mutates on create. Returns a new spec with sorted keys."""
+    result = copy.deepcopy(new_spec)
+    old_volume = next(
+        (
+            v
+            for v in old_spec.get("volumes") or []
+            if str(v.get("name", "")).startswith(SERVICE_ACCOUNT_VOLUME_PREFIX)
+        ),
+        None,
+    )
+    if old_volume is None:
+        return result
+    volumes = result.get("volumes") or []
+    if not any(v.get("name") == old_volume["name"] for v in volumes):
+        result["volumes"] = [*volumes, copy.deepcopy(old_volume)]
+    for field in ("initContainers", "containers"):
+        old_by_name = {c.get("name"): c for c in old_spec.get(field) or []}
+        for container in result.get(field) or []:
+            old_mount = next(
+                (
+                    m
+                    for m in (old_by_name.get(container.get("name")) or {}).get("volumeMounts")
+                    or []
+                    if m.get("mountPath") == DEFAULT_API_TOKEN_MOUNT_PATH
+                ),
+                None,
+            )
+            mounts = container.get("volumeMounts") or []
+            if old_mount is not None and not any(
+                m.get("mountPath") == DEFAULT_API_TOKEN_MOUNT_PATH for m in mounts
+            ):
+                container["volumeMounts"] = [*mounts, copy.deepcopy(old_mount)]
     return sort_keys(result)
 
 

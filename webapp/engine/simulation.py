@@ -18,7 +18,7 @@ from webapp.engine import scheduler
 from webapp.engine.actions import ActionError, perform_action, validate_action
 from webapp.engine.clock import URGENT, Clock
 from webapp.engine.conditions import mark_pod_not_ready, pod_conditions
-from webapp.engine.defaults import apply_pod_defaults, pod_qos_class
+from webapp.engine.defaults import admit_service_account, apply_pod_defaults, pod_qos_class
 from webapp.engine.events import NORMAL, WARNING, EventRecorder, ObjectReference
 from webapp.engine.images import ImageRegistry
 from webapp.engine.kubelet import Kubelet
@@ -59,8 +59,8 @@ class Simulation:
         self.nodes_by_name = {
             n["metadata"]["name"]: NodeState(_with_node_defaults(n)) for n in nodes
         }
-        self.pod_object_dict = apply_pod_defaults(scenario.pod)
         self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        self.pod_object_dict = self._create_pod_object(scenario.pod)
         self.node_name: str | None = None
         self.kubelet: Kubelet | None = None
         self.scheduled_condition: dict | None = None
@@ -101,6 +101,15 @@ class Simulation:
             sim.act({k: v for k, v in action.items() if k != "at"})
         sim._run_until(until_ms)
         return sim
+
+    def _create_pod_object(self, pod: dict) -> dict:
+        """The API server's create path: defaulting, then the mutating admission plugins
+        (DefaultTolerationSeconds and Priority are plain defaults, see defaults.py;
+        ServiceAccount needs a random volume-name suffix). The suffix comes from its own
+        generator seeded from the simulation's seed, so it is reproducible and adding it
+        did not shift the container IDs, IPs and digests drawn from ``self.rng``."""
+        admission_rng = random.Random(f"{self.seed}/admission/serviceaccount")
+        return admit_service_account(apply_pod_defaults(pod), admission_rng)
 
     def _submit(self) -> None:
         self._log.record(0, "submitted", self.pod_object, "phase", None, "Pending",
