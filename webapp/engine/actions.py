@@ -298,20 +298,33 @@ def _node_not_ready(sim: Simulation, state: NodeState) -> None:
     sim.pod_event(WARNING, "NodeNotReady", "Node is not ready", component="node-controller")
     seconds = unreachable_toleration_seconds(sim.pod_spec)
     if seconds is not None:
-        state.timers.append(sim.clock.after(seconds * 1000, lambda: _evict(sim, state), URGENT))
+        state.eviction = sim.clock.after(seconds * 1000, lambda: _evict(sim, state), URGENT)
+        state.timers.append(state.eviction)
+
+
+def _taint_eviction_event(sim: Simulation, message: str) -> None:
+    """``taint_eviction.go`` emitPodDeletionEvent / emitCancelPodDeletionEvent: the
+    reference is built from the namespaced name only, so the Event has no involvedObject
+    uid (and no resourceVersion)."""
+    sim.pod_event(NORMAL, "TaintManagerEviction", message,
+                  component="taint-eviction-controller", with_uid=False)  # fmt: skip
 
 
 def _evict(sim: Simulation, state: NodeState) -> None:
     """The taint-eviction controller deletes the Pod once its toleration ran out."""
     if sim.pod_removed or sim.deletion_ms is not None:
         return
-    sim.pod_event(NORMAL, "TaintManagerEviction", f"Marking for deletion Pod {sim.namespace}/{sim.pod_name}",
-                  component="taint-eviction-controller")  # fmt: skip
+    _taint_eviction_event(sim, f"Marking for deletion Pod {sim.namespace}/{sim.pod_name}")
     sim.delete_pod(None, cause="Evicted: the node is unreachable")
 
 
 def _node_up(sim: Simulation, action: dict) -> None:
     state = sim.nodes_by_name[action["node"]]
+    eviction = state.eviction
+    if eviction is not None and not eviction.cancelled and eviction.at_ms > sim.now_ms:
+        # The unreachable taint is removed before the toleration ran out: cancelWorkWithEvent.
+        _taint_eviction_event(sim, f"Cancelling deletion of Pod {sim.namespace}/{sim.pod_name}")
+    state.eviction = None
     state.cancel_timers()
     state.kubelet_up = True
     sim.transition("running", f"Node/{state.name}", "kubelet", "stopped", "running",

@@ -30,6 +30,7 @@ class NodeState:
     not_ready: bool = False  # the controller has marked it Unknown
     images: dict[str, str] = field(default_factory=dict)  # image reference → image ID
     timers: list[Timer] = field(default_factory=list)
+    eviction: Timer | None = None  # the taint-eviction controller's work item for the Pod
 
     @property
     def name(self) -> str:

@@ -254,8 +254,9 @@ class Simulation:
         return "app"
 
     def pod_event(self, event_type: str, reason: str, message: str, *, component: str,
-                  host: str = "", field_path: str = "") -> None:  # fmt: skip
-        ref = ObjectReference("Pod", self.pod_name, self.namespace, self.uid, field_path=field_path)
+                  host: str = "", field_path: str = "", with_uid: bool = True) -> None:  # fmt: skip
+        uid = self.uid if with_uid else ""
+        ref = ObjectReference("Pod", self.pod_name, self.namespace, uid, field_path=field_path)
         self.recorder.record(self.clock.now_ms, ref, event_type, reason, message,
                              component=component, host=host)  # fmt: skip
 
