@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from webapp.kubectl import describe_pod
+from webapp.kubectl import describe_pod, events_of_pod
 from webapp.kubectl.containers import describe_probe
 from webapp.kubectl.qos import compute_pod_qos
 from webapp.kubectl.timestamps import format_rfc1123z, parse_time
@@ -173,3 +173,26 @@ def test_qos_class(containers: list[dict[str, Any]], expected: str) -> None:
 def test_dates_print_as_rfc1123z() -> None:
     assert format_rfc1123z("2026-01-01T00:00:00Z") == "Thu, 01 Jan 2026 00:00:00 +0000"
     assert format_rfc1123z("2026-03-15T13:04:05.123456Z") == "Sun, 15 Mar 2026 13:04:05 +0000"
+
+
+def test_describe_finds_events_by_involved_object_uid_as_kubectl_does() -> None:
+    pod = _pod(metadata={"uid": "u-1"})
+
+    def event(reason: str, involved: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "Normal",
+            "reason": reason,
+            "message": reason,
+            "involvedObject": {"kind": "Pod", "name": "web", "namespace": "default", **involved},
+            "count": 1,
+            "firstTimestamp": "2026-01-01T00:00:00Z",
+            "lastTimestamp": "2026-01-01T00:00:00Z",
+        }
+
+    events = [
+        event("Scheduled", {"uid": "u-1"}),
+        event("TaintManagerEviction", {}),  # the taint-eviction controller records no uid
+        event("Killing", {"uid": "u-1", "fieldPath": "spec.containers{app}"}),
+        event("Other", {"uid": "u-2"}),  # an earlier Pod of the same name
+    ]
+    assert [e["reason"] for e in events_of_pod(pod, events)] == ["Scheduled", "Killing"]

@@ -1,7 +1,7 @@
 """Render Kubernetes API objects exactly as kubectl does. Pure functions of API dicts."""
 
 from webapp.kubectl.columns import pod_columns, pod_columns_wide, print_pod
-from webapp.kubectl.describe import describe_pod
+from webapp.kubectl.describe import describe_pod, events_of_pod
 from webapp.kubectl.duration import human_duration, short_human_duration
 from webapp.kubectl.events import get_events
 from webapp.kubectl.tables import get_pods
@@ -10,6 +10,7 @@ from webapp.kubectl.yamlview import pod_yaml
 
 __all__ = [
     "describe_pod",
+    "events_of_pod",
     "get_events",
     "get_pods",
     "human_duration",

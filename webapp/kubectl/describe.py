@@ -152,8 +152,30 @@ def _describe_conditions(w: PrefixWriter, pod: dict[str, Any]) -> None:
             w.write(LEVEL_1, f"{condition.get('type', '')} \t{condition.get('status', '')} \n")
 
 
+def events_of_pod(pod: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events `kubectl describe` finds for the Pod (describe.go searchEvents): a field
+    selector on involvedObject kind, name, namespace and uid. An event recorded without the
+    uid (the taint-eviction controller's) is in `kubectl get events` but not here."""
+    meta = pod.get("metadata") or {}
+    wanted = {
+        "kind": "Pod",
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace", "default"),
+        "uid": meta.get("uid"),
+    }
+    found = []
+    for event in events:
+        involved = event.get("involvedObject") or {}
+        got = {key: involved.get(key) for key in wanted}
+        got["namespace"] = involved.get("namespace", "default")
+        if got == wanted:
+            found.append(event)
+    return found
+
+
 def describe_pod(pod: dict[str, Any], events: list[dict[str, Any]], now: datetime) -> str:
-    """`kubectl describe pod` of the Pod with its events, at `now`."""
+    """`kubectl describe pod` of the Pod with its events, at `now`. Pass the events
+    `events_of_pod` finds, as kubectl's searchEvents does."""
     w = PrefixWriter()
     spec, status = pod.get("spec") or {}, pod.get("status") or {}
     _describe_header(w, pod, now)

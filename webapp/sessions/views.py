@@ -136,7 +136,9 @@ class StateCache:
             pod_json = self.fragments.known("pod")
             views["yaml"] = POD_YAML.render(pod, pod_json) if pod and pod_json else ""
         views["columns"] = kubectl.pod_columns(pod, now) if pod else None
-        views["describe"] = kubectl.describe_pod(pod, self.events, now) if pod else ""
+        views["describe"] = (
+            kubectl.describe_pod(pod, kubectl.events_of_pod(pod, self.events), now) if pod else ""
+        )
         views["events"] = kubectl.get_events(self.events, now)
         if views != self.views:
             self.views = views
