@@ -323,11 +323,8 @@ export function diagramModel(state) {
   let finishedAt = -1; // index of the transition that gave the Pod its final phase
   let lastMoving = null; // the last transition that moves the "now" marker
   state.transitions.forEach((tr, index) => {
-    // Once the phase is final, the kubelet tears the sandbox down (PodReadyToStartContainers
-    // False, a stage-1 Pod condition): bookkeeping, not the Pod going back to stage 1.
-    const teardown = finishedAt >= 0 && tr.stage === 1 && String(tr.object).startsWith("Pod/");
+    // The engine files what follows a final phase (the sandbox torn down) under "outcome".
     if (tr.step === "outcome" && /succeeded|failed/i.test(outcomeOf(tr.after) ?? "")) finishedAt = index;
-    if (teardown) return;
     lastMoving = tr;
     stagesSeen.add(tr.stage);
     const container = tr.container ?? (tr.stage >= 2 && tr.stage <= 4 ? onlyContainer[tr.stage - 1] : null);
@@ -363,8 +360,7 @@ export function diagramModel(state) {
   const serverStage = state.stage || lastStage(state.transitions);
   // A finished Pod (its last moving transition is the outcome) is not "in" any stage.
   const finished = lastMoving?.step === "outcome" && finishedAt >= 0;
-  const current = finished ? { stage: null, step: "outcome", container: null } : lastMoving && serverStage?.stage === 1 && finishedAt >= 0
-    ? lastStage([lastMoving]) : serverStage;
+  const current = finished ? { stage: null, step: "outcome", container: null } : serverStage;
   const currentStage = current?.stage ?? null;
   const boxState = (key, isDefined, stage) => {
     if (key === currentKey && stage === currentStage) return seen.get(key)?.failed ? "current failed" : "current";
