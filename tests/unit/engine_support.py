@@ -55,14 +55,24 @@ APP = """\
 """
 
 
-def container_status(sim: Simulation, name: str = "app") -> dict:
-    pod = sim.pod()
-    assert pod is not None
+def status_in(pod: dict, name: str = "app") -> dict:
+    """The status of container `name` in a Pod object (init or app container)."""
     for key in ("initContainerStatuses", "containerStatuses"):
-        for status in pod["status"].get(key) or []:
+        for status in pod.get("status", {}).get(key) or []:
             if status["name"] == name:
                 return status
     raise KeyError(name)
+
+
+def container_status(sim: Simulation, name: str = "app") -> dict:
+    pod = sim.pod()
+    assert pod is not None
+    return status_in(pod, name)
+
+
+def last_container_status(sim: Simulation, name: str = "app") -> dict:
+    """The container's status in the Pod's last version, also once the Pod is gone."""
+    return status_in(sim.pod_versions[-1][2], name)
 
 
 def state_of(sim: Simulation, name: str = "app") -> tuple[str, str | None]:

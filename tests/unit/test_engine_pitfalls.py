@@ -9,6 +9,7 @@ from tests.unit.engine_support import (
     condition,
     container_status,
     events,
+    last_container_status,
     pod_yaml,
     scenario,
     simulate,
@@ -142,12 +143,7 @@ def test_prestop_counts_against_grace_and_sigkill_comes_at_grace_plus_two():
     sigkill = transitions(sim, field="signal", after="SIGKILL")[0]
     assert (sigterm["t"], sigkill["t"]) == (40.0, 42.0)
     assert (sigterm["stage"], sigterm["step"], sigkill["step"]) == (5, "sigterm", "sigkill")
-    assert container_status_last(sim)["state"]["terminated"]["exitCode"] == 137
-
-
-def container_status_last(sim):
-    _, _, pod = sim.pod_versions[-1]
-    return pod["status"]["containerStatuses"][0]
+    assert last_container_status(sim)["state"]["terminated"]["exitCode"] == 137
 
 
 def test_short_prestop_leaves_the_rest_of_the_grace_for_sigterm():
@@ -164,7 +160,7 @@ def test_short_prestop_leaves_the_rest_of_the_grace_for_sigterm():
     sim.advance(60)
     assert transitions(sim, field="signal", after="SIGTERM")[0]["t"] == 15.0
     assert not transitions(sim, field="signal", after="SIGKILL")
-    assert container_status_last(sim)["state"]["terminated"]["exitCode"] == 143
+    assert last_container_status(sim)["state"]["terminated"]["exitCode"] == 143
     assert sim.pod_versions[-1][1] == "DELETED" and sim.pod_versions[-1][0] == 18.0
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.engine_support import APP, container_status, pod_yaml, scenario, simulation_doc
+from tests.unit.engine_support import (
+    APP,
+    container_status,
+    pod_yaml,
+    scenario,
+    simulation_doc,
+    status_in,
+)
 from webapp.engine import Simulation
 
 IMAGES = "images:\n  nginx:1.27: {pullSeconds: 2}\n"
@@ -23,15 +30,10 @@ def _deleted_at_ten(behaviour: str) -> Simulation:
 
 def _last_terminated(sim: Simulation) -> tuple[float, dict]:
     for t, _kind, pod in reversed(sim.pod_versions):
-        state = container_status_of(pod)
-        if state and "terminated" in state["state"]:
-            return t, state["state"]["terminated"]
+        state = status_in(pod)["state"]
+        if "terminated" in state:
+            return t, state["terminated"]
     raise AssertionError("the container never terminated")
-
-
-def container_status_of(pod: dict) -> dict | None:
-    statuses = pod.get("status", {}).get("containerStatuses") or []
-    return statuses[0] if statuses else None
 
 
 @pytest.mark.parametrize(
