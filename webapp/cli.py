@@ -42,7 +42,7 @@ def _serve(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "trace":
-        from .engine.trace_cli import main as trace_main
+        from .trace_cli import main as trace_main
 
         return trace_main(args[1:])
     return _serve(args)

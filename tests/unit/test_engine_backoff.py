@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.engine.backoff import (
+from webapp.engine.kubelet.backoff import (
     CRASH_LOOP_INITIAL_MS,
     CRASH_LOOP_MAX_MS,
     IMAGE_BACKOFF_INITIAL_MS,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from webapp.engine.clock import LATE, NORMAL, URGENT, Clock
-from webapp.engine.process import Process, Signal
-from webapp.engine.timefmt import go_duration, rfc3339
+from webapp.engine.core.clock import LATE, NORMAL, URGENT, Clock
+from webapp.engine.core.process import Process, Signal
+from webapp.engine.core.timefmt import go_duration, rfc3339
 
 
 def test_same_time_events_run_by_priority_then_insertion_order():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.engine.conditions import (
+from webapp.engine.kubelet.conditions import (
     generate_containers_ready_condition,
     generate_pod_initialized_condition,
     generate_pod_ready_condition,

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from webapp.engine.defaults import (
+from webapp.engine.apiserver.defaults import (
     apply_pod_defaults,
     default_image_pull_policy,
     default_toleration_seconds,

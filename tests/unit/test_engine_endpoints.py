@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from webapp.engine.endpoints import endpoint_slice, endpoint_slice_name, service_selects
+from webapp.engine.controllers.endpoints import endpoint_slice, endpoint_slice_name, service_selects
 
 
 def make_service(**spec) -> dict:

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from webapp.engine.phase import (
-    container_should_restart,
-    has_any_active_regular_container_started,
-    is_sidecar,
-    pod_phase,
-)
+from webapp.engine.api.podutil import container_should_restart, is_sidecar
+from webapp.engine.kubelet.phase import has_any_active_regular_container_started, pod_phase
 
 # --- the helpers of kubelet_pods_test.go ------------------------------------------------
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from webapp.engine.quantity import (
+from webapp.engine.api.quantity import (
     canonical_quantity,
     cpu_millis,
     format_cpu_millis,

@@ -13,7 +13,7 @@ from tests.unit.engine_support import (
     simulation_doc,
     transitions,
 )
-from webapp.engine.timefmt import rfc3339
+from webapp.engine.core.timefmt import rfc3339
 
 IMAGES = "images:\n  nginx:1.27: {pullSeconds: 2}\n"
 STUBBORN = "containers:\n  app: {ignoreSigterm: true}\n"

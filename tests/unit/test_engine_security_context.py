@@ -14,7 +14,10 @@ from tests.unit.engine_support import (
     state_of,
     transitions,
 )
-from webapp.engine.security_context import effective_security_context, verify_run_as_non_root
+from webapp.engine.kubelet.security_context import (
+    effective_security_context,
+    verify_run_as_non_root,
+)
 
 IMAGES = "images:\n  nginx:1.27: {pullSeconds: 2}\n"
 

@@ -18,7 +18,7 @@ from tests.unit.engine_support import (
     simulation_doc,
     state_of,
 )
-from webapp.engine.defaults import (
+from webapp.engine.apiserver.defaults import (
     NAME_SUFFIX_ALPHABET,
     admit_service_account,
     apply_pod_defaults,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.engine.trace_cli import UsageError, main, parse_act
+from webapp.trace_cli import UsageError, main, parse_act
 
 PLAIN = Path(__file__).resolve().parents[2] / "scenarios" / "plain-pod.yaml"
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.unit.engine_support import pod_yaml, scenario, simulate, simulation_doc, transitions
 from webapp.engine import Simulation
-from webapp.engine.timefmt import go_duration
+from webapp.engine.core.timefmt import go_duration
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))

@@ -11,20 +11,21 @@ import copy
 import math
 from typing import TYPE_CHECKING, Any
 
-from webapp.engine.clock import URGENT
-from webapp.engine.defaults import apply_pod_defaults, keep_service_account_token
-from webapp.engine.events import NORMAL, WARNING
-from webapp.engine.node_lifecycle import (
+from webapp.engine.api.events import NORMAL, WARNING
+from webapp.engine.apiserver.defaults import apply_pod_defaults, keep_service_account_token
+from webapp.engine.controllers.node_lifecycle import (
     NODE_MONITOR_GRACE_PERIOD_MS,
     NodeState,
     mark_node_ready,
     mark_node_unknown,
     unreachable_toleration_seconds,
+    with_node_defaults,
 )
-from webapp.engine.probes import PROBE_TYPES, SPEC_FIELD
+from webapp.engine.core.clock import URGENT
+from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
 
 if TYPE_CHECKING:
-    from webapp.engine.simulation import Simulation
+    from webapp.engine.core.cluster import Cluster
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
 
@@ -39,7 +40,7 @@ class ActionError(Exception):
         self.message = message or code
 
 
-def validate_action(sim: Simulation, action: Any) -> dict:
+def validate_action(sim: Cluster, action: Any) -> dict:
     """Check an action against the current state; return it normalised."""
     if not isinstance(action, dict) or not isinstance(action.get("action"), str):
         raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
@@ -51,20 +52,20 @@ def validate_action(sim: Simulation, action: Any) -> dict:
     return _CHECKS[word](sim, dict(action))
 
 
-def perform_action(sim: Simulation, action: dict) -> None:
+def perform_action(sim: Cluster, action: dict) -> None:
     _PERFORM[action["action"]](sim, action)
 
 
 # -- checks -------------------------------------------------------------------------------
 
 
-def _require_pod(sim: Simulation) -> None:
+def _require_pod(sim: Cluster) -> None:
     if sim.pod_removed:
         raise ActionError("pod_gone", {"pod": sim.pod_name},
                           f'The Pod "{sim.pod_name}" no longer exists.')  # fmt: skip
 
 
-def _check_delete(sim: Simulation, action: dict) -> dict:
+def _check_delete(sim: Cluster, action: dict) -> dict:
     _require_pod(sim)
     grace = action.get("gracePeriodSeconds")
     if grace is not None and (
@@ -84,7 +85,7 @@ def _check_delete(sim: Simulation, action: dict) -> dict:
     return action
 
 
-def _container_record(sim: Simulation, action: dict, *, running: bool):
+def _container_record(sim: Cluster, action: dict, *, running: bool):
     name = action.get("container")
     names = [
         c["name"] for key in ("initContainers", "containers") for c in sim.pod_spec.get(key) or []
@@ -108,7 +109,7 @@ def _container_record(sim: Simulation, action: dict, *, running: bool):
     return record
 
 
-def _check_set_probe(sim: Simulation, action: dict) -> dict:
+def _check_set_probe(sim: Cluster, action: dict) -> dict:
     _require_pod(sim)
     _container_record(sim, action, running=False)
     probe = action.get("probe")
@@ -126,7 +127,7 @@ def _check_set_probe(sim: Simulation, action: dict) -> dict:
     return action
 
 
-def _check_crash(sim: Simulation, action: dict) -> dict:
+def _check_crash(sim: Cluster, action: dict) -> dict:
     _require_pod(sim)
     _container_record(sim, action, running=True)
     code = action.get("exitCode", 1)
@@ -136,13 +137,13 @@ def _check_crash(sim: Simulation, action: dict) -> dict:
     return action
 
 
-def _check_oom(sim: Simulation, action: dict) -> dict:
+def _check_oom(sim: Cluster, action: dict) -> dict:
     _require_pod(sim)
     _container_record(sim, action, running=True)
     return action
 
 
-def _node(sim: Simulation, action: dict) -> NodeState:
+def _node(sim: Cluster, action: dict) -> NodeState:
     name = action.get("node")
     if name is not None and (not isinstance(name, str) or not name):
         raise ActionError("bad_node", {"value": repr(name)}, "node must be a node's name.")
@@ -157,21 +158,21 @@ def _node(sim: Simulation, action: dict) -> NodeState:
     return state
 
 
-def _check_node_down(sim: Simulation, action: dict) -> dict:
+def _check_node_down(sim: Cluster, action: dict) -> dict:
     if not _node(sim, action).kubelet_up:
         raise ActionError("node_already_down", {"node": action["node"]},
                           f"Node {action['node']} is already down.")  # fmt: skip
     return action
 
 
-def _check_node_up(sim: Simulation, action: dict) -> dict:
+def _check_node_up(sim: Cluster, action: dict) -> dict:
     if _node(sim, action).kubelet_up:
         raise ActionError("node_already_up", {"node": action["node"]},
                           f"Node {action['node']} is already up.")  # fmt: skip
     return action
 
 
-def _check_apply(sim: Simulation, action: dict) -> dict:
+def _check_apply(sim: Cluster, action: dict) -> dict:
     from webapp.manifest import ScenarioError, parse_objects
 
     text = action.get("yaml")
@@ -198,7 +199,7 @@ POD_UPDATE_FORBIDDEN = (
 )
 
 
-def _check_pod_update(sim: Simulation, obj: dict) -> None:
+def _check_pod_update(sim: Cluster, obj: dict) -> None:
     """``ValidatePodUpdate``: only images (and a few fields) of a Pod may change."""
     name = obj["metadata"].get("name")
     if name != sim.pod_name:
@@ -243,7 +244,7 @@ _CHECKS = {
 # -- performing ---------------------------------------------------------------------------
 
 
-def _delete(sim: Simulation, action: dict) -> None:
+def _delete(sim: Cluster, action: dict) -> None:
     grace = action.get("gracePeriodSeconds")
     if action["force"]:
         grace = 0
@@ -253,7 +254,7 @@ def _delete(sim: Simulation, action: dict) -> None:
     sim.delete_pod(grace, force=action["force"], cause=cause)
 
 
-def _set_probe(sim: Simulation, action: dict) -> None:
+def _set_probe(sim: Cluster, action: dict) -> None:
     healthy = action["healthy"]
     name, probe = action["container"], action["probe"]
     if sim.kubelet is not None:
@@ -266,17 +267,17 @@ def _set_probe(sim: Simulation, action: dict) -> None:
                    container=name)  # fmt: skip
 
 
-def _crash(sim: Simulation, action: dict) -> None:
+def _crash(sim: Cluster, action: dict) -> None:
     record = sim.kubelet.by_name[action["container"]]
     sim.kubelet.runtime.exit(record.newest, action["exitCode"])
 
 
-def _oom(sim: Simulation, action: dict) -> None:
+def _oom(sim: Cluster, action: dict) -> None:
     record = sim.kubelet.by_name[action["container"]]
     sim.kubelet.runtime.oom(record.newest)
 
 
-def _node_down(sim: Simulation, action: dict) -> None:
+def _node_down(sim: Cluster, action: dict) -> None:
     state = sim.nodes_by_name[action["node"]]
     state.kubelet_up = False
     sim.transition("running", f"Node/{state.name}", "kubelet", "running", "stopped",
@@ -286,7 +287,7 @@ def _node_down(sim: Simulation, action: dict) -> None:
     )
 
 
-def _node_not_ready(sim: Simulation, state: NodeState) -> None:
+def _node_not_ready(sim: Cluster, state: NodeState) -> None:
     """The node monitor grace period ran out: Unknown, tainted, pods not ready."""
     state.not_ready = True
     state.obj = mark_node_unknown(state.obj, sim.now_ms)
@@ -302,7 +303,7 @@ def _node_not_ready(sim: Simulation, state: NodeState) -> None:
         state.timers.append(state.eviction)
 
 
-def _taint_eviction_event(sim: Simulation, message: str) -> None:
+def _taint_eviction_event(sim: Cluster, message: str) -> None:
     """``taint_eviction.go`` emitPodDeletionEvent / emitCancelPodDeletionEvent: the
     reference is built from the namespaced name only, so the Event has no involvedObject
     uid (and no resourceVersion)."""
@@ -310,7 +311,7 @@ def _taint_eviction_event(sim: Simulation, message: str) -> None:
                   component="taint-eviction-controller", with_uid=False)  # fmt: skip
 
 
-def _evict(sim: Simulation, state: NodeState) -> None:
+def _evict(sim: Cluster, state: NodeState) -> None:
     """The taint-eviction controller deletes the Pod once its toleration ran out."""
     if sim.pod_removed or sim.deletion_ms is not None:
         return
@@ -318,7 +319,7 @@ def _evict(sim: Simulation, state: NodeState) -> None:
     sim.delete_pod(None, cause="Evicted: the node is unreachable")
 
 
-def _node_up(sim: Simulation, action: dict) -> None:
+def _node_up(sim: Cluster, action: dict) -> None:
     state = sim.nodes_by_name[action["node"]]
     eviction = state.eviction
     if eviction is not None and not eviction.cancelled and eviction.at_ms > sim.now_ms:
@@ -338,11 +339,11 @@ def _node_up(sim: Simulation, action: dict) -> None:
         sim.mark_dirty()
         sim.kubelet.node_returned()
         if sim.start_time_ms is None:
-            sim.clock.after(0, sim._kubelet_admits, URGENT)
+            sim.clock.after(0, sim.kubelet_admits, URGENT)
     sim.retry_scheduling()
 
 
-def _apply(sim: Simulation, action: dict) -> None:
+def _apply(sim: Cluster, action: dict) -> None:
     for obj in action.pop("_objects"):
         kind, name = obj["kind"], obj["metadata"]["name"]
         if kind == "ConfigMap":
@@ -362,19 +363,17 @@ def _apply(sim: Simulation, action: dict) -> None:
             sim.kubelet.request_sync()  # a Pod update reaches the kubelet at once
 
 
-def _apply_node(sim: Simulation, obj: dict) -> None:
-    from webapp.engine.simulation import _with_node_defaults
-
+def _apply_node(sim: Cluster, obj: dict) -> None:
     name = obj["metadata"]["name"]
     existing = sim.nodes_by_name.get(name)
     if existing is None:
-        sim.nodes_by_name[name] = NodeState(_with_node_defaults(obj))
+        sim.nodes_by_name[name] = NodeState(with_node_defaults(obj))
     else:
-        existing.obj = _with_node_defaults(obj)
+        existing.obj = with_node_defaults(obj)
     sim.retry_scheduling()
 
 
-def _apply_pod(sim: Simulation, obj: dict) -> None:
+def _apply_pod(sim: Cluster, obj: dict) -> None:
     """An image change restarts that container ("definition changed")."""
     new = apply_pod_defaults(obj)
     old_spec = sim.pod_spec

@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from webapp.engine.defaults import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
-from webapp.engine.phase import is_sidecar
-from webapp.engine.quantity import cpu_millis, memory_bytes
+from webapp.engine.api.podutil import is_sidecar
+from webapp.engine.api.quantity import cpu_millis, memory_bytes
+from webapp.engine.apiserver.defaults import TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE
 
 EPOCH = "2026-01-01T00:00:00Z"
 KUBELET_VERSION = "v1.37.0"

@@ -16,21 +16,26 @@ from typing import Any
 
 from webapp.engine import scheduler
 from webapp.engine.actions import ActionError, perform_action, validate_action
-from webapp.engine.clock import URGENT, Clock
-from webapp.engine.conditions import mark_pod_not_ready, pod_conditions
-from webapp.engine.defaults import admit_service_account, apply_pod_defaults, pod_qos_class
-from webapp.engine.events import NORMAL, WARNING, EventRecorder, ObjectReference
-from webapp.engine.images import ImageRegistry
-from webapp.engine.kubelet import Kubelet
-from webapp.engine.node_lifecycle import NodeState
-from webapp.engine.phase import FAILED, SUCCEEDED, is_sidecar, pod_phase
-from webapp.engine.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
-from webapp.engine.quantity import memory_bytes
-from webapp.engine.runtime import ContainerInstance
-from webapp.engine.status import api_container_status, probe_started_ready
-from webapp.engine.termination import effective_grace_seconds
-from webapp.engine.timefmt import rfc3339, to_ms, wall_time
-from webapp.engine.transitions import TransitionLog, container_place
+from webapp.engine.api.events import NORMAL, WARNING, EventRecorder, ObjectReference
+from webapp.engine.api.podutil import is_sidecar
+from webapp.engine.api.quantity import memory_bytes
+from webapp.engine.apiserver.defaults import (
+    admit_service_account,
+    apply_pod_defaults,
+    pod_qos_class,
+)
+from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
+from webapp.engine.core.clock import URGENT, Clock
+from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
+from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
+from webapp.engine.core.transitions import TransitionLog, container_place
+from webapp.engine.kubelet.conditions import mark_pod_not_ready, pod_conditions
+from webapp.engine.kubelet.images import ImageRegistry
+from webapp.engine.kubelet.kubelet import Kubelet
+from webapp.engine.kubelet.phase import FAILED, SUCCEEDED, pod_phase
+from webapp.engine.kubelet.runtime import ContainerInstance
+from webapp.engine.kubelet.status import api_container_status, probe_started_ready
+from webapp.engine.kubelet.termination import effective_grace_seconds
 
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
@@ -57,7 +62,7 @@ class Simulation:
         self.services = {o["metadata"]["name"]: o for o in scenario.services}
         nodes = list(scenario.nodes) or scheduler.default_nodes()
         self.nodes_by_name = {
-            n["metadata"]["name"]: NodeState(_with_node_defaults(n)) for n in nodes
+            n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
         }
         self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
         self.pod_object_dict = self._create_pod_object(scenario.pod)
@@ -334,9 +339,9 @@ class Simulation:
                         f"Scheduled to {node_name}")  # fmt: skip
         self.mark_dirty()
         self.kubelet = Kubelet(self, node_name)
-        self.clock.after(0, self._kubelet_admits, URGENT)
+        self.clock.after(0, self.kubelet_admits, URGENT)
 
-    def _kubelet_admits(self) -> None:
+    def kubelet_admits(self) -> None:
         if self.kubelet is None or not self.node_up(self.kubelet.node_name):
             return
         self.start_time_ms = self.clock.now_ms
@@ -548,7 +553,7 @@ class Simulation:
     def _update_endpoints(self, pod: dict | None, container: str | None = None) -> None:
         if not self.services:
             return
-        from webapp.engine.endpoints import endpoint_slice
+        from webapp.engine.controllers.endpoints import endpoint_slice
 
         for name, service in self.services.items():
             new = endpoint_slice(service, pod)
@@ -568,16 +573,3 @@ def _internal_ip(node: dict) -> str:
         if address.get("type") == "InternalIP":
             return address.get("address", "")
     return "10.0.0.11"
-
-
-def _with_node_defaults(node: dict) -> dict:
-    """A Node from the scenario gets a Ready condition and an address if it lacks them."""
-    node = dict(node)
-    status = dict(node.get("status") or {})
-    if not any(c.get("type") == "Ready" for c in status.get("conditions") or []):
-        status["conditions"] = [*(status.get("conditions") or []), {
-            "type": "Ready", "status": "True", "lastHeartbeatTime": rfc3339(0),
-            "lastTransitionTime": rfc3339(0), "reason": "KubeletReady",
-            "message": "kubelet is posting ready status"}]  # fmt: skip
-    node["status"] = status
-    return node

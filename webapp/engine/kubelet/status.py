@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webapp.engine.runtime import ContainerInstance
-from webapp.engine.timefmt import rfc3339
+from webapp.engine.core.timefmt import rfc3339
+from webapp.engine.kubelet.runtime import ContainerInstance
 
 CONTAINER_CREATING = "ContainerCreating"
 POD_INITIALIZING = "PodInitializing"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import Any
 
-from webapp.engine.clock import NORMAL, Clock, Timer
+from webapp.engine.core.clock import NORMAL, Clock, Timer
 
 ProcessGenerator = Generator[Any, None, Any]
 

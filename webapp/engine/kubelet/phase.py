@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from webapp.engine.api.podutil import container_should_restart, get_container_status, is_sidecar
+
 PENDING = "Pending"
 RUNNING = "Running"
 SUCCEEDED = "Succeeded"
@@ -16,61 +18,6 @@ FAILED = "Failed"
 
 # kubetypes.ConfigSourceAnnotationKey; "api" is kubetypes.ApiserverSource.
 CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source"
-
-
-def is_sidecar(container: dict) -> bool:
-    """``podutil.IsRestartableInitContainer``: restartPolicy Always on an init container.
-
-    Only meaningful for entries of ``spec.initContainers``; a regular container may carry a
-    container-level restartPolicy too (ContainerRestartRules), which does not make it a
-    sidecar.
-    """
-    return container.get("restartPolicy") == "Always"
-
-
-def container_should_restart(container: dict, pod_spec: dict, exit_code: int) -> bool:
-    """``podutil.ContainerShouldRestart``: would this exit be followed by a restart?
-
-    Order: the container's restartPolicyRules (only the action ``Restart`` decides here),
-    then the container's restartPolicy, then the pod's restartPolicy (default Always).
-    As in the source, rules are consulted only when the container sets a restartPolicy.
-    """
-    container_policy = container.get("restartPolicy")
-    if container_policy is not None:
-        rule = find_matching_container_restart_rule(container, exit_code)
-        if rule is not None and rule.get("action") == "Restart":
-            return True
-        if container_policy == "Always":
-            return True
-        if container_policy == "OnFailure":
-            return exit_code != 0
-        if container_policy == "Never":
-            return False
-    pod_policy = pod_spec.get("restartPolicy", "Always")
-    if pod_policy == "OnFailure":
-        return exit_code != 0
-    return pod_policy != "Never"
-
-
-def find_matching_container_restart_rule(container: dict, exit_code: int) -> dict | None:
-    """``findMatchingContainerRestartRule``: the first rule whose exitCodes match."""
-    for rule in container.get("restartPolicyRules") or []:
-        exit_codes = rule.get("exitCodes")
-        if not exit_codes:
-            continue
-        matched = exit_code in (exit_codes.get("values") or [])
-        operator = exit_codes.get("operator")
-        if (operator == "In" and matched) or (operator == "NotIn" and not matched):
-            return rule
-    return None
-
-
-def get_container_status(statuses: list[dict], name: str) -> dict | None:
-    """``podutil.GetContainerStatus``: the first status with this name."""
-    for status in statuses:
-        if status.get("name") == name:
-            return status
-    return None
 
 
 def has_any_active_regular_container_started(pod: dict) -> bool:

@@ -13,8 +13,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from webapp.engine.clock import URGENT, Clock, Timer
-from webapp.engine.process import Signal
+from webapp.engine.core.clock import URGENT, Clock, Timer
+from webapp.engine.core.process import Signal
 
 SIGTERM_EXIT_CODE = 143  # 128 + 15
 SIGKILL_EXIT_CODE = 137  # 128 + 9

@@ -7,7 +7,7 @@ KUBERNETES-SEMANTICS §2 and §1.7 (node loss).
 
 from __future__ import annotations
 
-from webapp.engine.phase import get_container_status, is_sidecar
+from webapp.engine.api.podutil import get_container_status, is_sidecar
 
 # generate.go reasons.
 UNKNOWN_CONTAINER_STATUSES = "UnknownContainerStatuses"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from webapp.engine.simulation import Simulation
+    from webapp.engine.core.cluster import Cluster
 
 BACKOFF_REASONS = ("CrashLoopBackOff", "ImagePullBackOff")  # a waiting reason that is a back-off
 PHASE_STEP = {
@@ -46,7 +46,7 @@ def state_summary(state: dict) -> dict:
     return {"state": kind, "reason": detail.get("reason"), "exitCode": detail.get("exitCode")}
 
 
-def _container_kinds(sim: Simulation) -> dict[str, str]:
+def _container_kinds(sim: Cluster) -> dict[str, str]:
     if sim.kubelet is None:
         return {}
     return {record.name: record.kind for record in sim.kubelet.records}
@@ -78,7 +78,7 @@ def _state_cause(summary: dict, detail: dict) -> str:
     return f"Exited with code {summary['exitCode']} ({summary['reason']})"
 
 
-def _container_items(sim: Simulation, old: dict, new: dict, deleting: bool) -> list[dict]:
+def _container_items(sim: Cluster, old: dict, new: dict, deleting: bool) -> list[dict]:
     """Container state / started / ready / restartCount changes.
 
     The stage of an init container's or a sidecar's item is set by ``Simulation.transition``
@@ -125,7 +125,7 @@ def _container_items(sim: Simulation, old: dict, new: dict, deleting: bool) -> l
     return items
 
 
-def _backoff_seconds(sim: Simulation, name: str) -> float | None:
+def _backoff_seconds(sim: Cluster, name: str) -> float | None:
     record = sim.kubelet.by_name.get(name) if sim.kubelet else None
     return record.reason_seconds if record else None
 
@@ -153,12 +153,12 @@ def _cause_of_condition(condition: str, items: list[dict], kinds: dict[str, str]
     return names.pop() if len(names) == 1 else None
 
 
-def _has_probe(sim: Simulation, name: str, probe_type: str) -> bool:
+def _has_probe(sim: Cluster, name: str, probe_type: str) -> bool:
     record = sim.kubelet.by_name.get(name) if sim.kubelet else None
     return record is not None and probe_type in record.probes
 
 
-def _last_signal(sim: Simulation, name: str) -> str | None:
+def _last_signal(sim: Cluster, name: str) -> str | None:
     record = sim.kubelet.by_name.get(name) if sim.kubelet else None
     instance = record.newest if record else None
     return instance.signal if instance else None
@@ -173,7 +173,7 @@ def _field_cause(field: str, status: dict) -> str:
     return "Container is ready" if value else "Container is not ready"
 
 
-def pod_transitions(sim: Simulation, old: dict, new: dict) -> list[dict[str, Any]]:
+def pod_transitions(sim: Cluster, old: dict, new: dict) -> list[dict[str, Any]]:
     """Transitions for everything visible that changed between two Pod versions."""
     items: list[dict[str, Any]] = []
     pod_obj = sim.pod_object

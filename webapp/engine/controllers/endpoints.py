@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from webapp.engine.phase import is_sidecar
+from webapp.engine.api.podutil import is_sidecar
 
 MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by"
 MANAGED_BY_CONTROLLER = "endpointslice-controller.k8s.io"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webapp.engine.timefmt import rfc3339, unix_nano
+from webapp.engine.core.timefmt import rfc3339, unix_nano
 
 NORMAL = "Normal"
 WARNING = "Warning"

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from webapp.engine.clock import LATE, Clock, Timer
-
-if TYPE_CHECKING:
-    from webapp.engine.kubelet import ContainerRecord
+from webapp.engine.core.clock import LATE, Clock, Timer
 
 SUCCESS = "success"
 FAILURE = "failure"
@@ -98,13 +95,28 @@ def exec_failure_output(command: list) -> str:
     return ""
 
 
+class ProbedContainer(Protocol):
+    """What a probe worker reads of the container it probes (kubelet.record.ContainerRecord)."""
+
+    spec: dict
+    health: dict[str, bool]
+    snapshot: Any  # kubelet.status.ContainerSnapshot | None: the API status last written
+
+    @property
+    def started(self) -> bool: ...
+    @property
+    def newest(self) -> Any: ...  # kubelet.runtime.ContainerInstance | None
+    @property
+    def start_ms(self) -> int: ...
+
+
 class ProbeWorker:
     """``worker``: probes one container periodically and stores a thresholded result."""
 
     def __init__(
         self,
         clock: Clock,
-        record: ContainerRecord,
+        record: ProbedContainer,
         probe_type: str,
         spec: ProbeSpec,
         on_run: Callable[[ProbeWorker, str, str], None],

@@ -10,15 +10,29 @@ out, SIGKILL.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from webapp.engine.events import NORMAL, WARNING
-from webapp.engine.hooks import PRE_STOP, hook_run
-from webapp.engine.process import Signal
+from webapp.engine.api.events import NORMAL, WARNING
+from webapp.engine.core.process import Signal
+from webapp.engine.kubelet.hooks import PRE_STOP, hook_run
 
 if TYPE_CHECKING:
-    from webapp.engine.kubelet import ContainerRecord, Kubelet
-    from webapp.engine.runtime import ContainerInstance
+    from webapp.engine.core.cluster import Cluster
+    from webapp.engine.kubelet.record import ContainerRecord
+    from webapp.engine.kubelet.runtime import ContainerInstance
+
+
+class KubeletParts(Protocol):
+    """What ``killContainer`` uses of the kubelet that calls it."""
+
+    sim: Cluster
+    clock: Any  # core.clock.Clock
+    runtime: Any  # kubelet.runtime.Runtime
+
+    def event(
+        self, record: ContainerRecord, event_type: str, reason: str, message: str
+    ) -> None: ...
+
 
 MINIMUM_GRACE_PERIOD_SECONDS = 2  # kuberuntime_manager.go minimumGracePeriodInSeconds
 
@@ -35,7 +49,7 @@ def effective_grace_seconds(requested: int | None, spec_grace: int) -> int:
 
 
 def kill_container(
-    kubelet: Kubelet,
+    kubelet: KubeletParts,
     record: ContainerRecord,
     instance: ContainerInstance,
     message: str,

@@ -13,8 +13,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from webapp.engine.clock import Timer
-from webapp.engine.timefmt import rfc3339
+from webapp.engine.core.clock import Timer
+from webapp.engine.core.timefmt import rfc3339
 
 NODE_MONITOR_GRACE_PERIOD_MS = 50_000
 DEFAULT_TOLERATION_SECONDS = 300
@@ -96,3 +96,16 @@ def unreachable_toleration_seconds(pod_spec: dict) -> int | None:
             seconds = toleration.get("tolerationSeconds")
             return None if seconds is None else max(0, int(seconds))
     return 0
+
+
+def with_node_defaults(node: dict) -> dict:
+    """A Node from the scenario gets a Ready condition and an address if it lacks them."""
+    node = dict(node)
+    status = dict(node.get("status") or {})
+    if not any(c.get("type") == "Ready" for c in status.get("conditions") or []):
+        status["conditions"] = [*(status.get("conditions") or []), {
+            "type": "Ready", "status": "True", "lastHeartbeatTime": rfc3339(0),
+            "lastTransitionTime": rfc3339(0), "reason": "KubeletReady",
+            "message": "kubelet is posting ready status"}]  # fmt: skip
+    node["status"] = status
+    return node

@@ -8,7 +8,7 @@ with the kubelet's message, optional references are skipped. Volumes: the volume
 
 from __future__ import annotations
 
-from webapp.engine.defaults import ROOT_CA_CONFIG_MAP
+from webapp.engine.apiserver.defaults import ROOT_CA_CONFIG_MAP
 
 # ConfigMaps every namespace has without the scenario listing them: the root-ca-cert-publisher
 # controller keeps ``kube-root-ca.crt`` (key ``ca.crt``) in each namespace; the ServiceAccount

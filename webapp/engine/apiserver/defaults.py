@@ -18,7 +18,7 @@ import copy
 import random
 from typing import Any
 
-from webapp.engine.quantity import canonical_quantity, parse_quantity
+from webapp.engine.api.quantity import canonical_quantity, parse_quantity
 
 DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
 DEFAULT_TOLERATION_SECONDS = 300  # --default-{not-ready,unreachable}-toleration-seconds

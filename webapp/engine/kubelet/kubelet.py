@@ -19,16 +19,17 @@ Modelling choices (documented in docs/internals.md terms):
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from webapp.engine import backoff as flowcontrol
-from webapp.engine import phase as getphase
-from webapp.engine.clock import URGENT, Timer
-from webapp.engine.config_refs import container_config_error, pod_volume_errors
-from webapp.engine.events import NORMAL, WARNING
-from webapp.engine.hooks import POST_START, hook_error_message, hook_run
-from webapp.engine.images import (
+from webapp.engine.api import podutil
+from webapp.engine.api.events import NORMAL, WARNING
+from webapp.engine.core.clock import URGENT, Timer
+from webapp.engine.core.process import Process, all_of
+from webapp.engine.core.timefmt import go_duration
+from webapp.engine.kubelet import backoff as flowcontrol
+from webapp.engine.kubelet.config_refs import container_config_error, pod_volume_errors
+from webapp.engine.kubelet.hooks import POST_START, hook_error_message, hook_run
+from webapp.engine.kubelet.images import (
     ERR_IMAGE_NEVER_PULL,
     ERR_IMAGE_PULL,
     IMAGE_PULL_BACKOFF,
@@ -39,7 +40,7 @@ from webapp.engine.images import (
     not_found_error,
     pulled_message,
 )
-from webapp.engine.probes import (
+from webapp.engine.kubelet.probes import (
     FAILURE,
     PROBE_TYPES,
     SPEC_FIELD,
@@ -48,20 +49,18 @@ from webapp.engine.probes import (
     ProbeSpec,
     ProbeWorker,
 )
-from webapp.engine.process import Process, all_of
-from webapp.engine.runtime import ContainerInstance, Runtime
-from webapp.engine.security_context import verify_run_as_non_root
-from webapp.engine.status import (
+from webapp.engine.kubelet.record import ContainerRecord, health_from_behaviour
+from webapp.engine.kubelet.runtime import ContainerInstance, Runtime
+from webapp.engine.kubelet.security_context import verify_run_as_non_root
+from webapp.engine.kubelet.status import (
     CONTAINER_CREATING,
     POD_INITIALIZING,
-    ContainerSnapshot,
     convert_to_api_container_status,
 )
-from webapp.engine.termination import kill_container, minimum_grace_ms
-from webapp.engine.timefmt import go_duration
+from webapp.engine.kubelet.termination import kill_container, minimum_grace_ms
 
 if TYPE_CHECKING:
-    from webapp.engine.simulation import Simulation
+    from webapp.engine.core.cluster import Cluster
 
 SANDBOX_CREATE_MS = 1_000  # RunPodSandbox plus network setup
 SYNC_ERROR_RETRY_MS = 10_000  # pod_workers.go backOffPeriod
@@ -69,61 +68,10 @@ VOLUME_RETRY_INITIAL_MS = 500  # nestedpendingoperations exponential backoff
 VOLUME_RETRY_MAX_MS = 122_000  # 2m2s
 
 
-@dataclass(eq=False)
-class ContainerRecord:
-    """The kubelet's view of one spec container: runtime instances, reason cache, probes."""
-
-    spec: dict
-    kind: str  # "init" | "sidecar" | "app"
-    behaviour: dict
-    instances: list[ContainerInstance] = field(default_factory=list)  # newest first
-    reason: tuple[str, str] | None = None  # reasonCache entry: (reason, message)
-    reason_seconds: float | None = None  # the back-off wait of the last back-off reason
-    snapshot: ContainerSnapshot | None = None  # API status as of the last sync
-    probes: dict[str, ProbeWorker] = field(default_factory=dict)
-    health: dict[str, bool] = field(default_factory=dict)
-    kill_message: str | None = None  # a probe asked for a kill (computePodActions)
-    kill_grace_s: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.spec["name"]
-
-    @property
-    def newest(self) -> ContainerInstance | None:
-        return self.instances[0] if self.instances else None
-
-    @property
-    def start_ms(self) -> int:
-        return round(float(self.behaviour.get("startSeconds") or 0) * 1000)
-
-    @property
-    def field_path(self) -> str:
-        field_name = "containers" if self.kind == "app" else "initContainers"
-        return f"spec.{field_name}{{{self.name}}}"
-
-    def result(self, probe_type: str) -> str | None:
-        worker = self.probes.get(probe_type)
-        return None if worker is None else worker.result
-
-    @property
-    def started(self) -> bool:
-        """``started`` as UpdatePodStatus computes it from the last written status."""
-        if self.snapshot is None or not self.snapshot.running:
-            return False
-        startup = self.result("startup")
-        return startup is None or startup == SUCCESS
-
-
-def health_from_behaviour(behaviour: dict) -> dict[str, bool]:
-    probes = behaviour.get("probes") or {}
-    return {t: probes.get(t, "healthy") != "failing" for t in PROBE_TYPES}
-
-
 class Kubelet:
     """The kubelet on the Pod's node, reduced to what concerns our one Pod."""
 
-    def __init__(self, sim: Simulation, node_name: str) -> None:
+    def __init__(self, sim: Cluster, node_name: str) -> None:
         self.sim = sim
         self.clock = sim.clock
         self.node_name = node_name
@@ -131,7 +79,7 @@ class Kubelet:
         behaviours = sim.behaviours
         self.records: list[ContainerRecord] = []
         for container in spec.get("initContainers") or []:
-            kind = "sidecar" if getphase.is_sidecar(container) else "init"
+            kind = "sidecar" if podutil.is_sidecar(container) else "init"
             self._add_record(container, kind, behaviours)
         for container in spec.get("containers") or []:
             self._add_record(container, "app", behaviours)
@@ -357,7 +305,7 @@ class Kubelet:
             return True
         if newest.running:
             return False
-        return getphase.container_should_restart(
+        return podutil.container_should_restart(
             record.spec, self.sim.pod_spec, newest.exit_code or 0
         )
 

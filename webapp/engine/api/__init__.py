@@ -1,0 +1,1 @@
+"""Shared Kubernetes API rules: quantities, pod utilities (podutil) and Event objects."""

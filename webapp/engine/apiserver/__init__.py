@@ -1,0 +1,1 @@
+"""The API server side: defaulting and admission of what is created."""

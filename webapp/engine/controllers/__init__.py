@@ -1,0 +1,1 @@
+"""Controllers: the EndpointSlice controller and the node lifecycle controller."""
