@@ -3,7 +3,7 @@
 // The SVG is built once per shape (containers, loops, language) and repainted in place, so
 // the CSS animation of the current step keeps running smoothly between ticks.
 import { s, h, setText } from "./dom.js";
-import { t, lang } from "./i18n.js";
+import { t, lang, seconds } from "./i18n.js";
 import { diagramModel } from "./state.js";
 
 const PAD = 6;
@@ -19,9 +19,10 @@ const UNIT_FONT = 13; // the SVG's body text size in user units
 
 export function mount(root) {
   const svg = s("svg", { class: "diagram-svg", id: "diagram-svg", role: "img", preserveAspectRatio: "xMidYMin meet" });
-  const caption = h("p", { class: "diagram-caption", id: "diagram-caption", "aria-live": "polite" });
+  const caption_ = h("p", { class: "diagram-caption", id: "diagram-caption", "aria-live": "polite" });
+  const nodeNote = h("p", { class: "diagram-node", id: "diagram-node", role: "status", hidden: true });
   const holder = h("div", { class: "diagram-holder" }, svg);
-  root.append(caption, holder);
+  root.append(caption_, nodeNote, holder);
   let shapeKey = "";
   let refs = null;
   let latest = null;
@@ -58,17 +59,34 @@ export function mount(root) {
       svg.style.height = `${Math.floor(H * scale)}px`;
     }
     paint(refs, model);
-    const current = model.currentBox || model.current;
-    const text = current?.step === "outcome" && model.outcome
-      ? t(`diagram.outcome.${model.outcome}`)
-      : current?.stage
-      ? t("diagram.now", { stage: t(`stage.${current.stage}`), step: stepName(current.step) + (current.container ? ` (${current.container})` : "") })
-      : t("diagram.waiting");
-    setText(caption, text);
+    const text = caption(model);
+    setText(caption_, text);
+    const node = model.node;
+    nodeNote.hidden = !node?.down || model.outcome === "removed";
+    setText(nodeNote, node?.down ? t(node.ready === "True" ? "diagram.node.banner" : "diagram.node.bannerNotReady",
+      { node: node.name, since: seconds(node.since ?? node.readySince ?? 0), ready: node.ready }) : "");
     svg.setAttribute("aria-label", t("diagram.label", { step: text }));
-    root.dataset.stage = current?.stage ?? "";
+    root.dataset.stage = model.current?.stage ?? "";
+    root.dataset.step = model.current?.step ?? "";
   }
   return { update };
+}
+
+/** "Now: <stage> › <step> (<container>) · <reason>", the outcome, or the node's news. */
+export function caption(model) {
+  const current = model.current;
+  if (current?.step === "outcome" && model.outcome) return t(`diagram.outcome.${model.outcome}`);
+  if (!current?.stage) return t("diagram.waiting");
+  let step;
+  if (current.step === "node") {
+    const node = model.node;
+    const key = !node?.down ? "diagram.node.back" : node.ready === "True" ? "diagram.node.stopped" : "diagram.node.notReady";
+    step = t(key, { node: current.node, ready: node?.ready ?? "" });
+  } else {
+    step = stepName(current.step) + (current.container ? ` (${current.container})` : "");
+    if (current.detail) step += ` · ${current.detail}`;
+  }
+  return t("diagram.now", { stage: t(`stage.${current.stage}`), step });
 }
 
 function stepName(step) {
@@ -261,7 +279,7 @@ export function wrap(text, width, fontSize, latin = 0.6) {
 }
 
 const STATE_WORDS = {
-  done: "diagram.state.done", current: "diagram.state.current", failed: "diagram.state.failed",
+  active: "diagram.state.active", done: "diagram.state.done", current: "diagram.state.current", failed: "diagram.state.failed",
   pending: "diagram.state.pending", skipped: "diagram.state.skipped", undefined: "diagram.state.undefined",
 };
 
@@ -275,11 +293,9 @@ function paint(refs, model) {
       const states = b.state.split(" ");
       box.g.setAttribute("class", ["box", ...states.map((x) => `is-${x}`)].join(" "));
       let words = t(STATE_WORDS[states.includes("failed") && !states.includes("current") ? "failed" : states[0]]);
-      if (states[0] === "undefined" && b.why) words = t(`diagram.state.${b.why}`);
+      if ((states[0] === "undefined" || states[0] === "failed") && b.why) words = t(`diagram.state.${b.why}`);
       if (states.includes("current") && states.includes("failed")) words = `▶ ${t("diagram.state.failed")}`;
-      const reason = b.tr?.after?.reason;
-      const code = b.tr?.after?.exitCode;
-      const detail = reason ? `${reason}${code !== null && code !== undefined ? ` (${code})` : ""}` : null;
+      const detail = b.detail;
       if (states.includes("failed") && detail) words = `✗ ${detail}`;
       else if (states.includes("current") && detail) words = `▶ ${detail}`;
       else if (states.includes("done") && detail && b.stage === 5) words = `✓ ${detail}`;
