@@ -141,6 +141,16 @@ on("pg:apply", ({ yaml }) => {
   if (state.session) socket.emit("apply", { yaml });
   else join({ yaml });
 });
+// Restart: the same scenario text as a new history from second 0, paused (the server's
+// `apply` restarts the session's run; every tab of the session follows).
+on("pg:reset", () => {
+  if (!state.session || typeof state.scenario?.yaml !== "string") {
+    join(initialSource());
+    return;
+  }
+  socket.emit("clock", { op: "pause" });
+  socket.emit("apply", { yaml: state.scenario.yaml });
+});
 on("pg:clock", (detail) => socket.emit("clock", detail));
 on("pg:act", (action) => {
   socket.emit("act", action);
