@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pagekit import collect_errors, open_scenario, play
+from tests.e2e.pagekit import collect_errors, open_scenario, play, set_editor_text
 
 
 def test_restart_brings_a_deleted_pod_back_from_second_zero(page: Page) -> None:
@@ -68,3 +68,53 @@ def test_pod_status_names_the_container_and_its_kind_apart(page: Page) -> None:
     page.click('.lang-button[data-lang="zh"]')
     expect(page.locator("#container-list .container-kind").first).to_contain_text("容器")
     page.click('.lang-button[data-lang="en"]')
+
+
+def editor_text(page: Page) -> str:
+    return page.evaluate(
+        """async () => {
+          const { EditorView } = await import('/static/vendor/codemirror.bundle.js');
+          const dom = document.querySelector('#yaml-editor').shadowRoot.querySelector('.cm-editor');
+          return EditorView.findFromDOM(dom).state.doc.toString();
+        }"""
+    )
+
+
+def test_unapplied_yaml_edits_are_offered_back_after_a_reload(page: Page) -> None:
+    open_scenario(page, "plain-pod")
+    original = editor_text(page)
+    edited = original.replace("image: nginx:1.27", "image: nginx:1.28")
+    assert edited != original
+    set_editor_text(page, edited)
+    session = page.get_attribute("body", "data-session")
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-session", session or "")
+    offer = page.locator("#draft-offer")
+    expect(offer).to_be_visible()
+    expect(offer).to_contain_text("never applied")
+    assert editor_text(page) == original, "the run's own text until the learner says otherwise"
+    page.click("#draft-restore")
+    expect(offer).to_be_hidden()
+    assert editor_text(page) == edited
+    # Still not applied: a second reload offers it again; Discard forgets it.
+    page.reload()
+    expect(offer).to_be_visible()
+    page.click("#draft-discard")
+    expect(offer).to_be_hidden()
+    assert editor_text(page) == original
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-session", session or "")
+    expect(page.locator("#lesson-title")).not_to_be_empty()
+    expect(offer).to_be_hidden()
+
+
+def test_an_applied_edit_is_not_offered_again(page: Page) -> None:
+    open_scenario(page, "plain-pod")
+    edited = editor_text(page).replace("image: nginx:1.27", "image: nginx:1.28")
+    set_editor_text(page, edited)
+    page.click("#apply")
+    expect(page.locator("#editor-summary")).to_contain_text("No errors")
+    page.reload()
+    expect(page.locator("#lesson-title")).not_to_be_empty()
+    expect(page.locator("#draft-offer")).to_be_hidden()
+    assert editor_text(page) == edited
