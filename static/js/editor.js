@@ -102,6 +102,17 @@ export function snapshotArrived(state) {
   renderErrors();
 }
 
+/** This tab turned out to be a duplicate: the draft it inherited is the original tab's. */
+export function forgetDraft() {
+  offer = null;
+  if (offerBox) offerBox.hidden = true;
+  try {
+    sessionStorage.removeItem(DRAFT_KEY);
+  } catch {
+    // nothing stored
+  }
+}
+
 function replaceText(value) {
   loading = true;
   try {

@@ -12,6 +12,7 @@ import * as diagram from "./diagram.js";
 import * as timeline from "./timeline.js";
 import * as status from "./status.js";
 import * as views from "./views.js";
+import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 
 const SESSION_KEY = "pod-playground.session";
 const body = document.body;
@@ -66,6 +67,31 @@ function render() {
   });
 }
 
+// ------------------------------------------------------------------ this tab
+// A duplicated tab inherits this tab's sessionStorage (the session id): it must start its
+// own session, with the original's scenario, instead of driving the same run.
+let duplicateOf = null;
+const tab = tabIdentity({
+  storage: safeSessionStorage(),
+  channel: "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL_NAME) : null,
+  describe: () => ({ yaml: state.scenario?.yaml ?? null }),
+});
+const tabChecked = tab.checked.then(({ duplicate, original }) => {
+  if (!duplicate) return;
+  body.dataset.duplicate = "true";
+  sessionStorage.removeItem(SESSION_KEY);
+  editor.forgetDraft();
+  duplicateOf = original;
+});
+
+function safeSessionStorage() {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
 // ------------------------------------------------------------------ connection
 const socket = io({ transports: ["websocket"] });
 let joiningWithSession = false;
@@ -82,7 +108,9 @@ function join(source = null) {
   let payload;
   if (source) payload = source;
   else if (stored) payload = { session: stored };
+  else if (duplicateOf?.yaml && !body.dataset.share) payload = { yaml: duplicateOf.yaml };
   else payload = initialSource();
+  duplicateOf = null;
   joiningWithSession = Boolean(payload.session);
   socket.emit("join", { ...payload, lang: i18n.lang() });
 }
@@ -92,7 +120,7 @@ socket.on("connect", () => {
   body.dataset.connected = "true";
   body.dataset.transport = socket.io.engine.transport.name;
   showConnection("conn.connected");
-  join();
+  tabChecked.then(() => join());
 });
 socket.on("disconnect", () => {
   connected = false;
