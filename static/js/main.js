@@ -40,7 +40,9 @@ i18n.setLanguage(
 
 // ------------------------------------------------------------------ parts
 const parts = [
-  topbar.mount(document.getElementById("topbar"), { editorText: () => editor.text() }),
+  topbar.mount(document.getElementById("topbar"), {
+    editorText: () => editor.text(), shareId: body.dataset.share || "", shareLang: body.dataset.shareLang || "",
+  }),
   editor.mount(document.getElementById("editor")),
   lesson.mount(document.getElementById("lesson")),
   controls.mount(document.getElementById("clock"), document.getElementById("actions")),
