@@ -28,7 +28,30 @@ export function initialState() {
     stage: null,
     scenario: null,
     actions: [],
+    eventTimes: {},
   };
+}
+
+/**
+ * Every moment an event happened that this tab has seen. An Event object aggregates its
+ * repeats (count, firstTimestamp, lastTimestamp), so the times in between are only known
+ * from the ticks that brought each new lastTimestamp. After a snapshot of the same session
+ * (a seek back) the times up to `now` still hold: the run replays the same past.
+ */
+export function mergeEventTimes(known, events, { upTo = null } = {}) {
+  const times = {};
+  for (const e of events || []) {
+    const name = e.metadata?.name;
+    if (!name) continue;
+    const first = toVirtual(e.firstTimestamp || e.eventTime || e.metadata?.creationTimestamp);
+    const last = toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp);
+    let seen = (known?.[name] || []).filter((t) => upTo === null || t <= upTo);
+    seen = [...new Set([...seen, first, last].filter((t) => t !== null))].sort((a, b) => a - b);
+    // More moments than the event counts: another history used this name; keep what it says.
+    if (seen.length > (e.count ?? 1)) seen = [...new Set([first, last].filter((t) => t !== null))];
+    times[name] = seen;
+  }
+  return times;
 }
 
 /** A full snapshot replaces everything (after join, seek, apply). */
@@ -52,6 +75,7 @@ export function applySnapshot(prev, msg) {
     stage: msg.stage ?? lastStage(transitions),
     scenario: msg.scenario ?? (sameSession ? prev.scenario : null),
     actions: msg.actions || [],
+    eventTimes: mergeEventTimes(sameSession ? prev.eventTimes : {}, msg.events, { upTo: msg.now ?? 0 }),
   };
 }
 
@@ -77,6 +101,7 @@ export function applyTick(prev, tick) {
       pod,
       lastPod: pod ?? prev.lastPod,
       events: has("events") ? tick.events : prev.events,
+      eventTimes: has("events") ? mergeEventTimes(prev.eventTimes, tick.events) : prev.eventTimes,
       transitions,
       endpointSlices: has("endpointSlices") ? tick.endpointSlices : prev.endpointSlices,
       nodes: has("nodes") ? tick.nodes : prev.nodes,
@@ -582,13 +607,13 @@ export function timelineModel(state) {
     .filter((tr) => typeof tr.field === "string" && tr.field.startsWith("probe."))
     .map((tr) => ({ t: tr.t, container: tr.container, probe: tr.field.slice(6), result: tr.after }));
   const events = (state.events || [])
-    .map((e) => ({
-      t: toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp) ?? toVirtual(e.metadata?.creationTimestamp),
-      type: e.type,
-      reason: e.reason,
-      message: e.message,
-      count: e.count ?? 1,
-    }))
+    .map((e) => {
+      const t = toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp) ?? toVirtual(e.metadata?.creationTimestamp);
+      const first = toVirtual(e.firstTimestamp) ?? t;
+      // A marker at every moment known (see mergeEventTimes), at least the first and the last.
+      const times = state.eventTimes?.[e.metadata?.name] ?? [...new Set([first, t].filter((x) => x !== null))];
+      return { t, first, times, type: e.type, reason: e.reason, message: e.message, count: e.count ?? 1 };
+    })
     .filter((e) => e.t !== null)
     .sort((a, b) => a.t - b.t);
   const lastT = Math.max(state.now, ...state.transitions.map((tr) => tr.t), ...events.map((e) => e.t));
