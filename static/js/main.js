@@ -12,6 +12,7 @@ import * as diagram from "./diagram.js";
 import * as timeline from "./timeline.js";
 import * as status from "./status.js";
 import * as views from "./views.js";
+import * as layout from "./layout.js";
 import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 
 const SESSION_KEY = "pod-playground.session";
@@ -50,6 +51,7 @@ const parts = [
   timeline.mount(document.getElementById("timeline")),
   status.mount(document.getElementById("status")),
   views.mount(document.getElementById("views")),
+  layout.mount(document.getElementById("app")),
 ];
 
 showLanguage(i18n.lang());
@@ -105,8 +107,14 @@ function initialSource() {
   return { scenario: "plain-pod" };
 }
 
+// A link or a typed address that names a scenario or a share opens it, even in a tab that
+// has a session; a reload (or back / forward) resumes the tab's session.
+const navigationType = performance.getEntriesByType?.("navigation")?.[0]?.type ?? "navigate";
+let urlFirst = navigationType === "navigate" && Boolean(body.dataset.share || body.dataset.scenario);
+
 function join(source = null) {
-  const stored = sessionStorage.getItem(SESSION_KEY);
+  const stored = urlFirst ? null : sessionStorage.getItem(SESSION_KEY);
+  urlFirst = false;
   let payload;
   if (source) payload = source;
   else if (stored) payload = { session: stored };

@@ -23,7 +23,8 @@ export function mount(root) {
   const windowText = h("span", { class: "tl-window", id: "timeline-window" });
   const tools = h("div", { class: "tl-tools", role: "group", "data-i18n-aria": "timeline.zoom" },
     panLeft, zoomOut, zoomIn, panRight, fit, windowText);
-  root.append(tools, svg, h("div", { class: "timeline-foot" }, readout, hint));
+  // One line above the lanes: the window's tools, then how to use the keys.
+  root.append(h("div", { class: "tl-bar" }, tools, hint), svg, h("div", { class: "timeline-foot" }, readout));
   let latest = null;
   let lastModel = null;
   let geometry = null;

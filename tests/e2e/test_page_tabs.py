@@ -69,3 +69,15 @@ def test_a_custom_scenario_is_duplicated_too(page: Page, context: BrowserContext
     copy.click("#step")
     expect(copy.locator("#kubectl-watch")).to_contain_text("custom-one")
     copy.close()
+
+
+def test_following_a_scenario_link_in_the_same_tab_opens_that_scenario(page: Page) -> None:
+    open_scenario(page, "plain-pod")
+    first = page.get_attribute("body", "data-session")
+    page.goto("/?scenario=crash-loop-backoff")
+    expect(page.locator("#lesson-title")).to_contain_text("CrashLoopBackOff")
+    second = page.get_attribute("body", "data-session")
+    assert second and second != first
+    # A reload of that address resumes the session it now has.
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-session", second)
