@@ -80,12 +80,15 @@ const tab = tabIdentity({
   channel: "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL_NAME) : null,
   describe: () => ({ yaml: state.scenario?.yaml ?? null }),
 });
-const tabChecked = tab.checked.then(({ duplicate, original }) => {
+// The page does not wait for the answer (a reload joins at once); a duplicate that learns
+// what it is moves to a session of its own.
+tab.checked.then(({ duplicate, original }) => {
   if (!duplicate) return;
   body.dataset.duplicate = "true";
   sessionStorage.removeItem(SESSION_KEY);
   editor.forgetDraft();
   duplicateOf = original;
+  if (connected) join();
 });
 
 function safeSessionStorage() {
@@ -130,7 +133,7 @@ socket.on("connect", () => {
   body.dataset.connected = "true";
   body.dataset.transport = socket.io.engine.transport.name;
   showConnection("conn.connected");
-  tabChecked.then(() => join());
+  join();
 });
 socket.on("disconnect", () => {
   connected = false;

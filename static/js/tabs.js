@@ -17,7 +17,7 @@ function randomId() {
  * `describe()` is what this tab tells a duplicate about itself (its scenario text);
  * `original` is what the original said.
  */
-export function tabIdentity({ storage, channel, describe = () => ({}), timeout = 300, makeId = randomId }) {
+export function tabIdentity({ storage, channel, describe = () => ({}), timeout = 1500, makeId = randomId }) {
   let id = read(storage);
   let settled = false;
   channel?.addEventListener("message", (event) => {
