@@ -1,0 +1,24 @@
+"""`connect`, `disconnect` and `lang`: a tab's connection and the language of its errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.realtime.state import Realtime, language
+from webapp.sessions import payloads as check
+
+
+def on_connect(rt: Realtime, sid: str) -> None:
+    rt.socketio.emit("hello", {"server": "pod-lifecycle-playground"}, to=sid)
+
+
+def on_disconnect(rt: Realtime, sid: str) -> None:
+    rt.manager.detach(sid)
+    rt.limiter.forget(sid)
+    rt.languages.pop(sid, None)
+
+
+def on_lang(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+    """`lang {lang}`: the language of this tab's `error` messages."""
+    check.only_fields(payload, ["lang"])
+    rt.languages[sid] = language(payload)

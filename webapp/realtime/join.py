@@ -1,0 +1,78 @@
+"""`join {session? | yaml? | scenario? | share?, lang?}`: attach a tab to a session (an
+existing one by id, or a new one from text, a built-in name or a share link) and send it a
+snapshot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask_socketio import join_room, leave_room
+
+from webapp import storage
+from webapp.realtime.state import (
+    Realtime,
+    Refusal,
+    engine_class,
+    language,
+    parse,
+    scenario_text,
+)
+from webapp.sessions import PayloadProblem, Session, TooManySessions
+from webapp.sessions import payloads as check
+
+SOURCES = ("session", "yaml", "scenario", "share")
+
+
+def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+    check.only_fields(payload, [*SOURCES, "lang"])
+    if "lang" in payload:
+        rt.languages[sid] = language(payload)
+    sources = [k for k in SOURCES if k in payload]
+    if len(sources) > 1:
+        raise PayloadProblem("one_source")
+    if sources == ["session"]:
+        session = rt.manager.get(check.text(payload, "session"))
+        if session is None:
+            raise Refusal("unknown_session")
+    else:
+        session = new_session(rt, payload, sources[0] if sources else None)
+    previous = rt.manager.attach(sid, session)
+    if previous is not None:
+        leave_room(previous.room, sid=sid)
+    with session.lock:
+        join_room(session.room, sid=sid)
+        rt.send_snapshot(session, to_room=False, sid=sid)
+    if rt.run_scheduler:
+        rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
+
+
+def new_session(rt: Realtime, payload: dict[str, Any], source: str | None) -> Session:
+    engine = engine_class()
+    future: list[dict[str, Any]] = []
+    if source == "yaml":
+        sim = engine.from_scenario(parse(scenario_text(rt, payload)), seed=0)
+    elif source == "share":
+        link = storage.store_of(current_app).get(check.text(payload, "share"))
+        if link is None:
+            raise Refusal("share_not_found")
+        scenario = parse(link["yaml"])
+        at = float(link["at"])
+        past = [a for a in link["actions"] if a["at"] <= at]
+        future = [a for a in link["actions"] if a["at"] > at]
+        sim = engine.replay(scenario, past, until=at, seed=0)
+    else:
+        name = check.text(payload, "scenario") if source == "scenario" else None
+        scenario = rt.catalog.get(name) if name else default_scenario(rt)
+        if scenario is None:
+            raise Refusal("unknown_scenario", name=name or "")
+        sim = engine.from_scenario(scenario, seed=0)
+    try:
+        return rt.manager.create(sim, future)
+    except TooManySessions as error:
+        raise Refusal("too_many_sessions", limit=error.limit) from None
+
+
+def default_scenario(rt: Realtime) -> Any:
+    names = rt.catalog.names()
+    return rt.catalog.get("plain-pod" if "plain-pod" in names else (names or [""])[0])

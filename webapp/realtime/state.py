@@ -1,0 +1,132 @@
+"""What every handler shares: the per-app `Realtime` state, `Refusal`, and small helpers
+for reading scenario text out of a payload."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import current_app
+from flask_socketio import SocketIO
+
+from webapp import i18n
+from webapp.manifest import ScenarioError, localize_errors, parse_scenario
+from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
+from webapp.sessions import payloads as check
+
+
+class Refusal(Exception):
+    """An answer to the client as an `error` event: a catalogue code and its parameters."""
+
+    def __init__(self, code: str, errors: list[dict[str, Any]] | None = None, **params: Any):
+        super().__init__(code)
+        self.code = code
+        self.errors = errors
+        self.params = params
+
+
+@dataclass
+class Realtime:
+    """Per-app state of the Socket.IO layer."""
+
+    socketio: SocketIO
+    manager: SessionManager
+    scheduler: Scheduler
+    limiter: Any  # webapp.ratelimit.RateLimiter
+    catalog: ScenarioCatalog
+    text_limit: int
+    run_scheduler: bool
+    languages: dict[str, str]
+
+    def lang(self, sid: str) -> str:
+        return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
+
+    def error_payload(self, refusal: Refusal, lang: str) -> dict[str, Any]:
+        params = dict(refusal.params)
+        if "problem" in params:
+            code, problem_params = params["problem"]
+            params["problem"] = i18n.problem(code, lang, **problem_params)
+        if "action_code" in params:
+            text = i18n.action_refusal(
+                params["action_code"], lang, params["reason"], **params["action_params"]
+            )
+        else:
+            text = i18n.message(refusal.code, lang, **params)
+        payload: dict[str, Any] = {"code": refusal.code, "message": text}
+        if "action_code" in params:
+            payload["reason"] = params["action_code"]
+        if refusal.errors is not None:
+            payload["errors"] = localize_errors(refusal.errors, lang)
+        return payload
+
+    def refuse(self, sid: str, refusal: Refusal) -> None:
+        """Answer tab `sid` with an `error` event in its language."""
+        self.socketio.emit("error", self.error_payload(refusal, self.lang(sid)), to=sid)
+
+    def send_snapshot(self, session: Session, *, to_room: bool, sid: str = "") -> None:
+        """Under the session's lock: a fresh snapshot to every tab (history changed) or to
+        one joining tab."""
+        payload = session.snapshot(advance_seq=to_room)
+        self.socketio.emit("snapshot", payload, to=session.room if to_room else sid)
+
+    def send_tick(self, session: Session) -> None:
+        payload = session.tick()
+        if payload is not None:
+            self.socketio.emit("tick", payload, to=session.room)
+
+    def joined_session(self, sid: str) -> Session:
+        """The session tab `sid` has joined; refused when it has joined none."""
+        session = self.manager.session_of(sid)
+        if session is None:
+            raise Refusal("no_session")
+        return session
+
+
+def engine_class() -> Any:
+    """The Simulation class sessions run (SESSION_ENGINE in tests, the real engine else)."""
+    engine = current_app.config.get("SESSION_ENGINE")
+    if engine is None:
+        from webapp.engine import Simulation
+
+        engine = Simulation
+    return engine
+
+
+def scenario_text(rt: Realtime, payload: dict[str, Any]) -> str:
+    """The payload's `yaml` text, refused past the size limit with its size in KiB."""
+    value = payload.get("yaml")
+    if isinstance(value, str) and len(value.encode("utf-8")) > rt.text_limit:
+        raise Refusal(
+            "text_too_large",
+            size=len(value.encode("utf-8")) // 1024,
+            limit=rt.text_limit // 1024,
+        )
+    return check.text(payload, "yaml", limit=rt.text_limit)
+
+
+def parse(text: str) -> Any:
+    try:
+        return parse_scenario(text)
+    except ScenarioError as error:
+        raise invalid(error) from None
+
+
+def invalid(error: ScenarioError) -> Refusal:
+    return Refusal("invalid_scenario", errors=error.errors, count=len(error.errors))
+
+
+def language(payload: dict[str, Any]) -> str:
+    value = payload.get("lang")
+    if not i18n.is_language(value):
+        raise PayloadProblem("bad_language")
+    return str(value)
+
+
+def refusal_for(problem: PayloadProblem) -> Refusal:
+    if problem.code == "unknown_action":
+        return Refusal("unknown_action", **problem.params)
+    return Refusal("invalid_payload", problem=(problem.code, problem.params))
+
+
+def seconds(value: float) -> str:
+    return f"{value:g}"
