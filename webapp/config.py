@@ -18,6 +18,10 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
     "SESSION_TICK_BUDGET": 800,  # ticks a second for all playing sessions together
     "SESSION_SCHEDULER": True,  # False: tests call Scheduler.tick(wall_now) themselves
+    # A session's share of the CPU (docs/limits.md): thread CPU seconds its commands and its
+    # pacing may use per wall second on average, and at once. Past it, commands wait.
+    "SESSION_CPU_SHARE": 0.25,
+    "SESSION_CPU_BURST_SECONDS": 2.0,
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
@@ -29,6 +33,10 @@ _ENV_INTS = (
     "MAX_SESSIONS",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
+)
+_ENV_FLOATS = (
+    "SESSION_CPU_SHARE",
+    "SESSION_CPU_BURST_SECONDS",
 )
 
 
@@ -42,5 +50,9 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
         value = os.environ.get(f"PLAYGROUND_{key}")
         if value:
             config[key] = int(value)
+    for key in _ENV_FLOATS:
+        value = os.environ.get(f"PLAYGROUND_{key}")
+        if value:
+            config[key] = float(value)
     config.update(overrides or {})
     return config

@@ -41,6 +41,12 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": 'There is no built-in scenario named "{name}".',
         "zh": '没有名为 "{name}" 的内置场景。',
     },
+    "session_busy": {
+        "en": "This session has used its share of the server ({share} % of a processor on "
+        "average). Wait {seconds} s and try again; pausing is always possible.",
+        "zh": "这个会话已经用完了它在服务器上的份额（平均 {share}% 个处理器）。"
+        "请等 {seconds} 秒再试；暂停随时可用。",
+    },
     "internal_error": {
         "en": "Something went wrong on the server. Your session is unchanged.",
         "zh": "服务器出错了。你的会话没有受到影响。",

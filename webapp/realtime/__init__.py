@@ -59,6 +59,8 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         max_sessions=int(config["MAX_SESSIONS"]),
         idle_seconds=float(config["SESSION_IDLE_SECONDS"]),
         end_seconds=float(config["SESSION_END_SECONDS"]),
+        cpu_rate=float(config["SESSION_CPU_SHARE"]),
+        cpu_burst=float(config["SESSION_CPU_BURST_SECONDS"]),
     )
     rt = Realtime(
         socketio=socketio,

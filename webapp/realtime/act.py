@@ -14,10 +14,11 @@ from webapp.sessions import payloads as check
 def on_act(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     action = check.check_action(payload, yaml_limit=rt.text_limit, timed=False)
     session = rt.joined_session(sid)
-    if action["action"] == "apply":
-        apply_objects(rt, session, scenario_text(rt, action))
-    else:
-        act(rt, session, dict(action))
+    with rt.working(session):
+        if action["action"] == "apply":
+            apply_objects(rt, session, scenario_text(rt, action))
+        else:
+            act(rt, session, dict(action))
 
 
 def apply_objects(rt: Realtime, session: Session, text: str) -> None:

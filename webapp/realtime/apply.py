@@ -15,14 +15,15 @@ def on_apply(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     check.only_fields(payload, ["yaml"])
     session = rt.joined_session(sid)
     text = scenario_text(rt, payload)
-    try:
-        scenario = parse_scenario(text)
-    except ScenarioError as error:
-        if not all(e["code"] == "no_pod" for e in error.errors):
-            raise invalid(error) from None
-        apply_objects(rt, session, text)
-        return
-    sim = engine_class().from_scenario(scenario, seed=session.seed)
-    with session.lock:
-        session.restart(sim)
-        rt.send_snapshot(session, to_room=True)
+    with rt.working(session):
+        try:
+            scenario = parse_scenario(text)
+        except ScenarioError as error:
+            if not all(e["code"] == "no_pod" for e in error.errors):
+                raise invalid(error) from None
+            apply_objects(rt, session, text)
+            return
+        sim = engine_class().from_scenario(scenario, seed=session.seed)
+        with session.lock:
+            session.restart(sim)
+            rt.send_snapshot(session, to_room=True)

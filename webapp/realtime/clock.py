@@ -18,7 +18,8 @@ def on_clock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         raise Refusal("unknown_clock_op", op=op)
     session = rt.joined_session(sid)
     value = check.number(payload, "value") if op in ("speed", "seek") else None
-    with session.lock:
+    # Pausing costs nothing and lowers the load, so it is never refused for CPU.
+    with rt.working(session, refusable=op != "pause"), session.lock:
         end = session.clock.end
         if op == "play":
             if session.sim.now >= end:

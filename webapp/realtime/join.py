@@ -4,6 +4,7 @@ snapshot."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from flask import current_app
@@ -18,7 +19,7 @@ from webapp.realtime.state import (
     parse,
     scenario_text,
 )
-from webapp.sessions import PayloadProblem, Session, TooManySessions
+from webapp.sessions import PayloadProblem, Session, SessionGone, TooManySessions
 from webapp.sessions import payloads as check
 
 SOURCES = ("session", "yaml", "scenario", "share")
@@ -31,16 +32,23 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     sources = [k for k in SOURCES if k in payload]
     if len(sources) > 1:
         raise PayloadProblem("one_source")
+    started = time.thread_time()
     if sources == ["session"]:
         session = rt.manager.get(check.text(payload, "session"))
         if session is None:
             raise Refusal("unknown_session")
     else:
         session = new_session(rt, payload, sources[0] if sources else None)
-    previous = rt.manager.attach(sid, session)
+    # Building a session (parsing, replaying a share) is charged to it; re-joining is never
+    # refused for CPU (a tab repairing a gap must get its snapshot), only charged.
+    session.cpu.charge(time.thread_time() - started)
+    try:
+        previous = rt.manager.attach(sid, session)
+    except SessionGone:
+        raise Refusal("unknown_session") from None
     if previous is not None:
         leave_room(previous.room, sid=sid)
-    with session.lock:
+    with rt.working(session, refusable=False), session.lock:
         join_room(session.room, sid=sid)
         rt.send_snapshot(session, to_room=False, sid=sid)
     if rt.run_scheduler:

@@ -3,6 +3,9 @@ for reading scenario text out of a payload."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +76,19 @@ class Realtime:
         payload = session.tick()
         if payload is not None:
             self.socketio.emit("tick", payload, to=session.room)
+
+    @contextmanager
+    def working(self, session: Session, *, refusable: bool = True) -> Iterator[None]:
+        """Charge the block's CPU time to `session`; refuse first (`session_busy`) when the
+        session has used up its CPU share, unless the command is not `refusable`."""
+        if refusable and session.cpu.spent():
+            raise Refusal(
+                "session_busy",
+                seconds=max(1, math.ceil(session.cpu.wait())),
+                share=round(session.cpu.rate * 100),
+            )
+        with session.cpu.measure():
+            yield
 
     def joined_session(self, sid: str) -> Session:
         """The session tab `sid` has joined; refused when it has joined none."""

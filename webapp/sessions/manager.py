@@ -9,8 +9,13 @@ scheduler.start(start_background_task, sleep)   # the server runs it every TICK_
 
 `emit(event, payload, to)` is how payloads leave (Socket.IO in the server, a list in a unit
 test). The scheduler emits under each session's lock, as the handlers do, so a session's
-messages leave in sequence order; a session whose lock a handler holds is skipped for that
-round rather than waited for.
+messages leave in sequence order.
+
+Isolation: nothing here ever *waits* for a session's lock. The scheduler try-locks each
+session and skips one a handler is working on (it catches up next round); the reaper and
+tab bookkeeping (`attach`, `detach`) need only the manager's own lock, which is never held
+while a session does work. A session that has used up its CPU budget (`Session.cpu`) is not
+paced until the budget recovers, so its cost stays on its own clock, not everyone's.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from webapp.sessions.budget import CpuBudget
 from webapp.sessions.session import MIN_TICK_INTERVAL, Session
 
 log = logging.getLogger(__name__)
@@ -34,6 +40,10 @@ class TooManySessions(Exception):
         self.limit = limit
 
 
+class SessionGone(Exception):
+    """The session was freed between looking it up and joining it."""
+
+
 class SessionManager:
     def __init__(
         self,
@@ -43,8 +53,14 @@ class SessionManager:
         idle_seconds: float = 1800.0,
         end_seconds: float = 7200.0,
         view_refresh_seconds: float = 1.0,
+        cpu_rate: float = 0.25,
+        cpu_burst: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.emit = emit
+        self.cpu_rate = cpu_rate  # CPU seconds a session may use per wall second
+        self.cpu_burst = cpu_burst  # ... and at once
+        self.clock = clock
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self.end_seconds = end_seconds
@@ -69,7 +85,12 @@ class SessionManager:
     def create(self, sim: Any, future: list[dict[str, Any]] | None = None) -> Session:
         """A new session around `sim`; `future` are timed actions still to come (a share
         link opened at an earlier moment than its last action)."""
-        session = Session(sim, end=self.end_seconds, view_refresh_seconds=self.view_refresh_seconds)
+        session = Session(
+            sim,
+            end=self.end_seconds,
+            view_refresh_seconds=self.view_refresh_seconds,
+            cpu=CpuBudget(self.cpu_rate, self.cpu_burst, clock=self.clock),
+        )
         session.future = list(future or [])
         with self._lock:
             if len(self._sessions) >= self.max_sessions:
@@ -80,16 +101,20 @@ class SessionManager:
     # -- tabs -----------------------------------------------------------------------------
 
     def attach(self, sid: str, session: Session) -> Session | None:
-        """Join tab `sid` to `session`; returns the session it left, if another."""
+        """Join tab `sid` to `session`; returns the session it left, if another.
+
+        Raises SessionGone if `session` was freed in the meantime (the reaper got there
+        first): the caller answers as for an unknown id.
+        """
         with self._lock:
+            if self._sessions.get(session.id) is not session:
+                raise SessionGone(session.id)
             previous_id = self._tab_session.get(sid)
             self._tab_session[sid] = session.id
             previous = self._sessions.get(previous_id) if previous_id else None
-        if previous is not None and previous is not session:
-            with previous.lock:
-                previous.tabs.discard(sid)
-        with session.lock:
-            session.tabs.add(sid)
+            if previous is not None and previous is not session:
+                previous.tabs = previous.tabs - {sid}
+            session.tabs = session.tabs | {sid}
             session.idle_since = None
         return previous if previous is not session else None
 
@@ -97,9 +122,8 @@ class SessionManager:
         """Tab `sid` disconnected; its session starts idling when it was the last."""
         with self._lock:
             session = self._sessions.get(self._tab_session.pop(sid, ""))
-        if session is not None:
-            with session.lock:
-                session.tabs.discard(sid)
+            if session is not None:
+                session.tabs = session.tabs - {sid}
 
     def session_of(self, sid: str) -> Session | None:
         with self._lock:
@@ -109,24 +133,20 @@ class SessionManager:
         """Free sessions that have had no tab for `idle_seconds`; returns their ids.
 
         Idle time is measured on the scheduler's clock: the first round that sees a session
-        without tabs starts its idle period.
+        without tabs starts its idle period. Only the manager's lock is taken (tabs and
+        idle times are kept under it), never a session's: a session busy in a long seek
+        must not hold up the scheduler that calls this.
         """
         freed = []
-        for session in self.sessions():
-            with session.lock:
+        with self._lock:
+            for session in list(self._sessions.values()):
                 if session.tabs:
                     continue
                 if session.idle_since is None:
                     session.idle_since = wall_now
                 elif wall_now - session.idle_since >= self.idle_seconds:
                     freed.append(session.id)
-        if freed:
-            with self._lock:
-                for session_id in freed:
-                    session = self._sessions.get(session_id)
-                    # A tab may have joined between the check and now.
-                    if session is not None and not session.tabs:
-                        del self._sessions[session_id]
+                    del self._sessions[session.id]
         return freed
 
 
@@ -169,20 +189,22 @@ class Scheduler:
         return max(MIN_TICK_INTERVAL, playing / self.ticks_per_second)
 
     def _pace(self, session: Session, wall_now: float, interval: float) -> int:
-        if not session.tabs:
-            # Nobody is watching: hold still, and take a fresh anchor when a tab returns.
+        if not session.tabs or session.cpu.spent():
+            # Nobody is watching, or the session has used its CPU share: hold still, and
+            # take a fresh anchor when it may move again (it plays slower, never in jumps).
             session.clock.reanchor()
             return 0
-        try:
-            session.pace(wall_now)
-            payload = session.tick(wall_now, interval)
-        except Exception:  # one broken session must not stop every other one
-            log.exception("pacing session failed; pausing it")
-            session.clock.pause()
-            return 0
-        if payload is None:
-            return 0
-        self.manager.emit("tick", payload, session.room)
+        with session.cpu.measure():
+            try:
+                session.pace(wall_now)
+                payload = session.tick(wall_now, interval)
+            except Exception:  # one broken session must not stop every other one
+                log.exception("pacing session failed; pausing it")
+                session.clock.pause()
+                return 0
+            if payload is None:
+                return 0
+            self.manager.emit("tick", payload, session.room)
         return 1
 
     def run(self, sleep: Callable[[float], None]) -> None:

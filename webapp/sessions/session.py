@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+from webapp.sessions.budget import CpuBudget
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
@@ -39,14 +40,19 @@ class Session:
         seed: int = 0,
         view_refresh_seconds: float = 1.0,
         session_id: str | None = None,
+        cpu: CpuBudget | None = None,
     ) -> None:
         self.id = session_id or new_session_id()
         self.lock = threading.RLock()
         self.seed = seed
         self.clock = SessionClock(end=end)
         self.seq = 0
-        self.tabs: set[str] = set()  # Socket.IO sids currently joined
+        # Socket.IO sids currently joined. Replaced, never mutated, and only under the
+        # manager's lock, so the scheduler and the reaper read it without the session lock.
+        self.tabs: frozenset[str] = frozenset()
         self.idle_since: float | None = None  # scheduler wall time when the last tab left
+        # CPU time this session may still spend (commands and pacing); unlimited if None.
+        self.cpu = cpu if cpu is not None else CpuBudget(rate=1.0, burst=float("inf"))
         self._view_refresh_seconds = view_refresh_seconds
         self._install(sim, future=[])
 
