@@ -12,7 +12,13 @@ DEFAULTS: dict[str, Any] = {
     "SOCKETIO_MAX_MESSAGE_BYTES": 512 * 1024,
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
-    "MAX_SESSIONS": 1000,
+    "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
+    "MAX_SESSIONS_PER_CLIENT": 40,  # per client address (webapp/clients.py)
+    "NEW_SESSIONS_PER_MINUTE": 30,  # per client address, in bursts of as many
+    "UNUSED_SESSION_IDLE_SECONDS": 45,  # a never-played session is freed this soon after its tab left
+    # Behind n reverse proxies, the client is the n-th X-Forwarded-For entry from the right;
+    # 0: X-Forwarded-For is ignored (docs/limits.md).
+    "TRUSTED_PROXIES": 0,
     "ACTIONS_PER_SECOND": 20,
     "TICK_SECONDS": 0.05,
     "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
@@ -31,6 +37,10 @@ DEFAULTS: dict[str, Any] = {
 _ENV_INTS = (
     "SESSION_IDLE_SECONDS",
     "MAX_SESSIONS",
+    "MAX_SESSIONS_PER_CLIENT",
+    "NEW_SESSIONS_PER_MINUTE",
+    "UNUSED_SESSION_IDLE_SECONDS",
+    "TRUSTED_PROXIES",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
 )

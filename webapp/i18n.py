@@ -29,6 +29,16 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "The server is running {limit} sessions, its limit. Try again in a few minutes.",
         "zh": "服务器正在运行 {limit} 个会话，已达到上限。请过几分钟再试。",
     },
+    "client_session_limit": {
+        "en": "This address already has {limit} sessions open in other tabs. Close one you no "
+        "longer use, then try again.",
+        "zh": "这个地址已经在其他标签页中打开了 {limit} 个会话。请关闭一个不再使用的，然后再试。",
+    },
+    "new_sessions_rate_limited": {
+        "en": "Too many new sessions from this address: at most {limit} a minute. Wait a "
+        "moment and try again.",
+        "zh": "这个地址新建的会话太多了：每分钟最多 {limit} 个。请稍等片刻再试。",
+    },
     "rate_limited": {
         "en": "Too many requests: at most {limit} per second. Slow down a little.",
         "zh": "请求太多了：每秒最多 {limit} 次。请慢一点。",

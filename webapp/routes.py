@@ -19,6 +19,7 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from werkzeug.exceptions import HTTPException, NotFound
 
 from webapp import i18n, storage
+from webapp.clients import current_client
 from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.paths import resource_dir
 from webapp.ratelimit import RateLimiter
@@ -87,7 +88,7 @@ def share_get(link_id: str) -> Response:
 def share_post() -> Response:
     config = current_app.config
     text_limit = int(config["SHARE_MAX_TEXT_BYTES"])
-    if not share_limiter_of(current_app).allow(request.remote_addr or ""):
+    if not share_limiter_of(current_app).allow(current_client()):
         return _api_error("share_rate_limited", 429, headers={"Retry-After": "60"})
     length = request.content_length
     if length is not None and length > text_limit * BODY_LIMIT_FACTOR:

@@ -54,10 +54,13 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
     from webapp.ratelimit import RateLimiter
 
     config = app.config
+    new_per_minute = float(config["NEW_SESSIONS_PER_MINUTE"])
     manager = SessionManager(
         emit=lambda event, payload, to: socketio.emit(event, payload, to=to),
         max_sessions=int(config["MAX_SESSIONS"]),
+        max_per_client=int(config["MAX_SESSIONS_PER_CLIENT"]),
         idle_seconds=float(config["SESSION_IDLE_SECONDS"]),
+        unused_idle_seconds=float(config["UNUSED_SESSION_IDLE_SECONDS"]),
         end_seconds=float(config["SESSION_END_SECONDS"]),
         cpu_rate=float(config["SESSION_CPU_SHARE"]),
         cpu_burst=float(config["SESSION_CPU_BURST_SECONDS"]),
@@ -71,6 +74,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
             ticks_per_second=float(config["SESSION_TICK_BUDGET"]),
         ),
         limiter=RateLimiter(float(config["ACTIONS_PER_SECOND"])),
+        creations=RateLimiter(new_per_minute / 60.0, burst=new_per_minute),
         catalog=catalog,
         text_limit=int(config["SHARE_MAX_TEXT_BYTES"]),
         run_scheduler=bool(config["SESSION_SCHEDULER"]),

@@ -35,6 +35,7 @@ def act(rt: Realtime, session: Session, action: dict[str, Any]) -> None:
     with session.lock:
         try:
             session.act(action)
+            session.used = True
         except Exception as error:
             code = getattr(error, "code", None)
             if not isinstance(code, str):

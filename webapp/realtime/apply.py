@@ -26,4 +26,5 @@ def on_apply(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         sim = engine_class().from_scenario(scenario, seed=session.seed)
         with session.lock:
             session.restart(sim)
+            session.used = True
             rt.send_snapshot(session, to_room=True)

@@ -21,6 +21,8 @@ def on_clock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     # Pausing costs nothing and lowers the load, so it is never refused for CPU.
     with rt.working(session, refusable=op != "pause"), session.lock:
         end = session.clock.end
+        if op != "pause":
+            session.used = True
         if op == "play":
             if session.sim.now >= end:
                 raise Refusal("at_end", end=seconds(end))

@@ -11,6 +11,7 @@ from flask import current_app
 from flask_socketio import join_room, leave_room
 
 from webapp import storage
+from webapp.clients import current_client
 from webapp.realtime.state import (
     Realtime,
     Refusal,
@@ -19,7 +20,13 @@ from webapp.realtime.state import (
     parse,
     scenario_text,
 )
-from webapp.sessions import PayloadProblem, Session, SessionGone, TooManySessions
+from webapp.sessions import (
+    PayloadProblem,
+    Session,
+    SessionGone,
+    TooManyForClient,
+    TooManySessions,
+)
 from webapp.sessions import payloads as check
 
 SOURCES = ("session", "yaml", "scenario", "share")
@@ -33,20 +40,24 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     if len(sources) > 1:
         raise PayloadProblem("one_source")
     started = time.thread_time()
+    previous = rt.manager.session_of(sid)  # only this tab's own handlers change it
     if sources == ["session"]:
         session = rt.manager.get(check.text(payload, "session"))
         if session is None:
             raise Refusal("unknown_session")
+        try:
+            rt.manager.attach(sid, session)
+        except SessionGone:
+            raise Refusal("unknown_session") from None
     else:
-        session = new_session(rt, payload, sources[0] if sources else None)
+        client = current_client()
+        if not rt.creations.allow(client):
+            raise Refusal("new_sessions_rate_limited", limit=int(rt.creations.burst))
+        session = new_session(rt, sid, payload, sources[0] if sources else None, client)
     # Building a session (parsing, replaying a share) is charged to it; re-joining is never
     # refused for CPU (a tab repairing a gap must get its snapshot), only charged.
     session.cpu.charge(time.thread_time() - started)
-    try:
-        previous = rt.manager.attach(sid, session)
-    except SessionGone:
-        raise Refusal("unknown_session") from None
-    if previous is not None:
+    if previous is not None and previous is not session:
         leave_room(previous.room, sid=sid)
     with rt.working(session, refusable=False), session.lock:
         join_room(session.room, sid=sid)
@@ -55,7 +66,10 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
 
 
-def new_session(rt: Realtime, payload: dict[str, Any], source: str | None) -> Session:
+def new_session(
+    rt: Realtime, sid: str, payload: dict[str, Any], source: str | None, client: str
+) -> Session:
+    """A session from text, a share link or a built-in, joined by tab `sid`."""
     engine = engine_class()
     future: list[dict[str, Any]] = []
     if source == "yaml":
@@ -76,7 +90,9 @@ def new_session(rt: Realtime, payload: dict[str, Any], source: str | None) -> Se
             raise Refusal("unknown_scenario", name=name or "")
         sim = engine.from_scenario(scenario, seed=0)
     try:
-        return rt.manager.create(sim, future)
+        return rt.manager.create(sim, future, client=client, tab=sid)
+    except TooManyForClient as error:
+        raise Refusal("client_session_limit", limit=error.limit) from None
     except TooManySessions as error:
         raise Refusal("too_many_sessions", limit=error.limit) from None
 

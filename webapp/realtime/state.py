@@ -35,7 +35,8 @@ class Realtime:
     socketio: SocketIO
     manager: SessionManager
     scheduler: Scheduler
-    limiter: Any  # webapp.ratelimit.RateLimiter
+    limiter: Any  # webapp.ratelimit.RateLimiter, per tab (sid)
+    creations: Any  # webapp.ratelimit.RateLimiter, new sessions per client address
     catalog: ScenarioCatalog
     text_limit: int
     run_scheduler: bool

@@ -7,7 +7,13 @@ drive them directly (`Scheduler.tick(wall_now)`).
 from webapp.sessions.budget import CpuBudget
 from webapp.sessions.catalog import ScenarioCatalog
 from webapp.sessions.clock import MAX_SPEED, MIN_SPEED, SessionClock, valid_speed
-from webapp.sessions.manager import Scheduler, SessionGone, SessionManager, TooManySessions
+from webapp.sessions.manager import (
+    Scheduler,
+    SessionGone,
+    SessionManager,
+    TooManyForClient,
+    TooManySessions,
+)
 from webapp.sessions.payloads import PayloadProblem
 from webapp.sessions.session import Session, new_session_id
 
@@ -22,6 +28,7 @@ __all__ = [
     "SessionClock",
     "SessionGone",
     "SessionManager",
+    "TooManyForClient",
     "TooManySessions",
     "new_session_id",
     "valid_speed",

@@ -40,6 +40,14 @@ class TooManySessions(Exception):
         self.limit = limit
 
 
+class TooManyForClient(Exception):
+    """One client (an address) already has `limit` sessions, each with a tab open."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"this client already has {limit} sessions")
+        self.limit = limit
+
+
 class SessionGone(Exception):
     """The session was freed between looking it up and joining it."""
 
@@ -50,7 +58,9 @@ class SessionManager:
         *,
         emit: Emit,
         max_sessions: int = 1000,
+        max_per_client: int = 0,
         idle_seconds: float = 1800.0,
+        unused_idle_seconds: float = 45.0,
         end_seconds: float = 7200.0,
         view_refresh_seconds: float = 1.0,
         cpu_rate: float = 0.25,
@@ -62,7 +72,9 @@ class SessionManager:
         self.cpu_burst = cpu_burst  # ... and at once
         self.clock = clock
         self.max_sessions = max_sessions
+        self.max_per_client = max_per_client  # 0: no limit per client
         self.idle_seconds = idle_seconds
+        self.unused_idle_seconds = unused_idle_seconds
         self.end_seconds = end_seconds
         self.view_refresh_seconds = view_refresh_seconds
         self._sessions: dict[str, Session] = {}
@@ -82,9 +94,23 @@ class SessionManager:
         with self._lock:
             return self._sessions.get(session_id)
 
-    def create(self, sim: Any, future: list[dict[str, Any]] | None = None) -> Session:
-        """A new session around `sim`; `future` are timed actions still to come (a share
-        link opened at an earlier moment than its last action)."""
+    def create(
+        self,
+        sim: Any,
+        future: list[dict[str, Any]] | None = None,
+        *,
+        client: str = "",
+        tab: str | None = None,
+    ) -> Session:
+        """A new session around `sim` for `client` (its address); `future` are timed actions
+        still to come (a share link opened at an earlier moment than its last action).
+        `tab` joins it at once, so that no other creation can take it for an idle one.
+
+        Capacity is shared fairly: when `client` already has `max_per_client` sessions, or
+        the server `max_sessions`, the idlest session without a tab (of that client, or of
+        anyone) is freed to make room; only when every one of them has a tab open is the
+        new one refused (TooManyForClient, TooManySessions).
+        """
         session = Session(
             sim,
             end=self.end_seconds,
@@ -92,11 +118,32 @@ class SessionManager:
             cpu=CpuBudget(self.cpu_rate, self.cpu_burst, clock=self.clock),
         )
         session.future = list(future or [])
+        session.client = client
+        session.left_at = self.clock()
         with self._lock:
-            if len(self._sessions) >= self.max_sessions:
+            if client and self.max_per_client:
+                theirs = [s for s in self._sessions.values() if s.client == client]
+                if len(theirs) >= self.max_per_client and not self._evict_idlest(theirs):
+                    raise TooManyForClient(self.max_per_client)
+            if len(self._sessions) >= self.max_sessions and not self._evict_idlest(
+                list(self._sessions.values())
+            ):
                 raise TooManySessions(self.max_sessions)
             self._sessions[session.id] = session
+            if tab is not None:
+                self._attach(tab, session)
         return session
+
+    def _evict_idlest(self, candidates: list[Session]) -> bool:
+        """Under the lock: free the session without a tab that matters least (never used
+        before used, then the one whose last tab left first). False if every one has a tab."""
+        idle = [s for s in candidates if not s.tabs]
+        if not idle:
+            return False
+        victim = min(idle, key=lambda s: (s.used, s.left_at))
+        del self._sessions[victim.id]
+        log.info("session limit reached: freed an idle session to make room")
+        return True
 
     # -- tabs -----------------------------------------------------------------------------
 
@@ -109,13 +156,17 @@ class SessionManager:
         with self._lock:
             if self._sessions.get(session.id) is not session:
                 raise SessionGone(session.id)
-            previous_id = self._tab_session.get(sid)
-            self._tab_session[sid] = session.id
-            previous = self._sessions.get(previous_id) if previous_id else None
-            if previous is not None and previous is not session:
-                previous.tabs = previous.tabs - {sid}
-            session.tabs = session.tabs | {sid}
-            session.idle_since = None
+            return self._attach(sid, session)
+
+    def _attach(self, sid: str, session: Session) -> Session | None:
+        previous_id = self._tab_session.get(sid)
+        self._tab_session[sid] = session.id
+        previous = self._sessions.get(previous_id) if previous_id else None
+        if previous is not None and previous is not session:
+            previous.tabs = previous.tabs - {sid}
+            previous.left_at = self.clock()
+        session.tabs = session.tabs | {sid}
+        session.idle_since = None
         return previous if previous is not session else None
 
     def detach(self, sid: str) -> None:
@@ -124,13 +175,15 @@ class SessionManager:
             session = self._sessions.get(self._tab_session.pop(sid, ""))
             if session is not None:
                 session.tabs = session.tabs - {sid}
+                session.left_at = self.clock()
 
     def session_of(self, sid: str) -> Session | None:
         with self._lock:
             return self._sessions.get(self._tab_session.get(sid, ""))
 
     def reap(self, wall_now: float) -> list[str]:
-        """Free sessions that have had no tab for `idle_seconds`; returns their ids.
+        """Free sessions that have had no tab for `idle_seconds` (`unused_idle_seconds` for a
+        session nobody ever played, stepped, sought or acted in); returns their ids.
 
         Idle time is measured on the scheduler's clock: the first round that sees a session
         without tabs starts its idle period. Only the manager's lock is taken (tabs and
@@ -144,7 +197,11 @@ class SessionManager:
                     continue
                 if session.idle_since is None:
                     session.idle_since = wall_now
-                elif wall_now - session.idle_since >= self.idle_seconds:
+                elif wall_now - session.idle_since >= (
+                    self.idle_seconds
+                    if session.used
+                    else min(self.idle_seconds, self.unused_idle_seconds)
+                ):
                     freed.append(session.id)
                     del self._sessions[session.id]
         return freed

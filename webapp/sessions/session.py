@@ -51,6 +51,9 @@ class Session:
         # manager's lock, so the scheduler and the reaper read it without the session lock.
         self.tabs: frozenset[str] = frozenset()
         self.idle_since: float | None = None  # scheduler wall time when the last tab left
+        self.client = ""  # the address that created it (per-client limits)
+        self.used = False  # set by the first command that plays, steps, seeks, acts or applies
+        self.left_at = 0.0  # manager clock when it was created or its last tab left
         # CPU time this session may still spend (commands and pacing); unlimited if None.
         self.cpu = cpu if cpu is not None else CpuBudget(rate=1.0, burst=float("inf"))
         self._view_refresh_seconds = view_refresh_seconds
