@@ -10,6 +10,11 @@ DEFAULTS: dict[str, Any] = {
     # Socket.IO
     "SOCKETIO_ASYNC_MODE": "threading",
     "SOCKETIO_MAX_MESSAGE_BYTES": 512 * 1024,
+    # A tab whose outgoing queue holds more than SOFT stops getting updates until it drains,
+    # then gets one fresh snapshot; past HARD, or lagging for LAG seconds, it is hung up.
+    "SOCKETIO_BACKLOG_SOFT_BYTES": 1024 * 1024,
+    "SOCKETIO_BACKLOG_HARD_BYTES": 8 * 1024 * 1024,
+    "SOCKETIO_LAG_SECONDS": 30,
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first

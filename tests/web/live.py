@@ -76,3 +76,56 @@ class Tab:
     def close(self) -> None:
         if self.client.connected:
             self.client.disconnect()
+
+
+class RawTab:
+    """A Socket.IO client spoken by hand over websocket-client, which reads only when told
+    to: with a tiny receive buffer, a tab that stops reading is a silent client."""
+
+    def __init__(self, url: str, *, receive_buffer: int = 4096) -> None:
+        import socket
+
+        import websocket
+
+        port = url.rsplit(":", 1)[1]
+        self.ws = websocket.create_connection(
+            f"ws://127.0.0.1:{port}/socket.io/?EIO=4&transport=websocket",
+            origin=f"http://127.0.0.1:{port}",
+            timeout=WAIT,
+            skip_utf8_validation=True,
+            sockopt=[(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)],
+        )
+        self.ws.recv()  # Engine.IO open packet
+        self.ws.send("40")  # Socket.IO connect, default namespace
+        while not self.ws.recv().startswith("40"):
+            pass
+
+    def emit(self, event: str, payload: Any) -> None:
+        import json
+
+        self.ws.send("42" + json.dumps([event, payload]))
+
+    def receive(self) -> tuple[str, Any] | None:
+        """The next Socket.IO event `(name, payload)`; None once the server closed."""
+        import json
+
+        import websocket
+
+        while True:
+            try:
+                text = self.ws.recv()
+            except (OSError, websocket.WebSocketException):
+                return None
+            if not text:
+                return None
+            if text == "2":
+                self.ws.send("3")  # Engine.IO pong
+            elif text.startswith("42"):
+                name, payload = json.loads(text[2:])
+                return name, payload
+
+    def close(self) -> None:
+        import contextlib
+
+        with contextlib.suppress(Exception):
+            self.ws.close()

@@ -28,8 +28,9 @@ from __future__ import annotations
 from flask import Flask
 from flask_socketio import SocketIO
 
-from webapp.realtime import act, apply, clock, connection, join
+from webapp.realtime import act, apply, clock, connection, join, transport
 from webapp.realtime.dispatch import Handler, register
+from webapp.realtime.outbox import Outbox
 from webapp.realtime.state import Realtime, Refusal
 from webapp.sessions import ScenarioCatalog, Scheduler, SessionManager
 
@@ -55,8 +56,17 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
 
     config = app.config
     new_per_minute = float(config["NEW_SESSIONS_PER_MINUTE"])
+    transport.install(
+        socketio.server.eio, max_message_bytes=int(config["SOCKETIO_MAX_MESSAGE_BYTES"])
+    )
+    outbox = Outbox(
+        socketio,
+        soft_bytes=int(config["SOCKETIO_BACKLOG_SOFT_BYTES"]),
+        hard_bytes=int(config["SOCKETIO_BACKLOG_HARD_BYTES"]),
+        lag_seconds=float(config["SOCKETIO_LAG_SECONDS"]),
+    )
     manager = SessionManager(
-        emit=lambda event, payload, to: socketio.emit(event, payload, to=to),
+        emit=lambda event, payload, to: outbox.emit(event, payload, to),
         max_sessions=int(config["MAX_SESSIONS"]),
         max_per_client=int(config["MAX_SESSIONS_PER_CLIENT"]),
         idle_seconds=float(config["SESSION_IDLE_SECONDS"]),
@@ -79,7 +89,10 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         text_limit=int(config["SHARE_MAX_TEXT_BYTES"]),
         run_scheduler=bool(config["SESSION_SCHEDULER"]),
         languages={},
+        outbox=outbox,
     )
+    rt.scheduler.tend = rt.tend
+    rt.scheduler.after_round = outbox.sweep
     app.extensions["playground.realtime"] = rt
     register(
         socketio, rt, EVENTS, connect=connection.on_connect, disconnect=connection.on_disconnect

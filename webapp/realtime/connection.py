@@ -9,10 +9,11 @@ from webapp.sessions import payloads as check
 
 
 def on_connect(rt: Realtime, sid: str) -> None:
-    rt.socketio.emit("hello", {"server": "pod-lifecycle-playground"}, to=sid)
+    rt.outbox.emit("hello", {"server": "pod-lifecycle-playground"}, to=sid)
 
 
 def on_disconnect(rt: Realtime, sid: str) -> None:
+    rt.outbox.release(sid)
     rt.manager.detach(sid)
     rt.limiter.forget(sid)
     rt.languages.pop(sid, None)

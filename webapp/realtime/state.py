@@ -14,6 +14,7 @@ from flask_socketio import SocketIO
 
 from webapp import i18n
 from webapp.manifest import ScenarioError, localize_errors, parse_scenario
+from webapp.realtime.outbox import Outbox
 from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
 from webapp.sessions import payloads as check
 
@@ -41,6 +42,7 @@ class Realtime:
     text_limit: int
     run_scheduler: bool
     languages: dict[str, str]
+    outbox: Outbox
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
@@ -65,18 +67,36 @@ class Realtime:
 
     def refuse(self, sid: str, refusal: Refusal) -> None:
         """Answer tab `sid` with an `error` event in its language."""
-        self.socketio.emit("error", self.error_payload(refusal, self.lang(sid)), to=sid)
+        self.outbox.emit("error", self.error_payload(refusal, self.lang(sid)), to=sid)
 
     def send_snapshot(self, session: Session, *, to_room: bool, sid: str = "") -> None:
         """Under the session's lock: a fresh snapshot to every tab (history changed) or to
         one joining tab."""
-        payload = session.snapshot(advance_seq=to_room)
-        self.socketio.emit("snapshot", payload, to=session.room if to_room else sid)
+        if not to_room:
+            self.send_snapshot_to_tab(session, sid)
+            return
+        self.outbox.emit("snapshot", session.snapshot(advance_seq=True), to=session.room)
+
+    def send_snapshot_to_tab(self, session: Session, sid: str) -> None:
+        """Under the session's lock: the full state to one tab (joining, or caught up after
+        lagging). Changes not yet sent to the other tabs go to them first, in a tick: the
+        snapshot marks everything as sent, and they must not miss it."""
+        pending = session.tick() if session.tabs - {sid} else None
+        if pending is not None:
+            self.outbox.emit("tick", pending, to=session.room, skip=[sid])
+        self.outbox.emit("snapshot", session.snapshot(advance_seq=False), to=sid)
 
     def send_tick(self, session: Session) -> None:
         payload = session.tick()
         if payload is not None:
-            self.socketio.emit("tick", payload, to=session.room)
+            self.outbox.emit("tick", payload, to=session.room)
+
+    def tend(self, session: Session) -> None:
+        """Under the session's lock (the scheduler's round): a tab that lagged and whose
+        queue has drained gets one fresh snapshot instead of the ticks it missed."""
+        for sid in session.tabs:
+            if sid in self.outbox.lagging and self.outbox.caught_up(sid):
+                self.send_snapshot_to_tab(session, sid)
 
     @contextmanager
     def working(self, session: Session, *, refusable: bool = True) -> Iterator[None]:

@@ -220,6 +220,10 @@ class Scheduler:
         self._started = False
         self._start_lock = threading.Lock()
         self._next_reap = float("-inf")
+        # Hooks for the transport: `tend(session)` runs under each session's lock before it
+        # is paced, `after_round()` once per round (webapp.realtime sets both).
+        self.tend: Callable[[Session], None] | None = None
+        self.after_round: Callable[[], Any] | None = None
 
     def tick(self, wall_now: float) -> int:
         """One round: advance, emit what changed, free idle sessions. Returns ticks sent."""
@@ -230,9 +234,13 @@ class Scheduler:
             if not session.lock.acquire(blocking=False):
                 continue  # a handler is working on it; the next round catches up
             try:
+                if self.tend is not None and session.tabs:
+                    self.tend(session)
                 sent += self._pace(session, wall_now, interval)
             finally:
                 session.lock.release()
+        if self.after_round is not None:
+            self.after_round()
         if wall_now >= self._next_reap:
             self._next_reap = wall_now + 1.0
             self.manager.reap(wall_now)

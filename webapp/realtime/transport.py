@@ -1,0 +1,133 @@
+"""What we add to python-engineio's threading transport: a metered outgoing queue, a
+WebSocket whose raw socket we can reach, and a size cap on incoming messages.
+
+How engine.io sends, in threading mode (python-engineio 4.x, `engineio/socket.py`): every
+connection (`engineio.socket.Socket`) has one outgoing `queue.Queue` (`Socket.queue`, made
+by `Server.create_queue()`), unbounded. `emit` only puts packets in it and never blocks.
+Over WebSocket a writer thread per connection (`_websocket_handler`'s `writer`) takes
+everything queued (`Socket.poll()`) and writes it with a blocking `socket.send`; over long
+polling each GET takes what is queued. A client that does not read fills the kernel's
+buffers, the writer blocks in `send`, and the queue grows without bound; engine.io's own
+ping timeout closes the Socket.IO session but cannot wake the writer, which stays blocked
+(with the queue) as long as the TCP connection lives.
+
+So, per server (`install`):
+- `MeteredQueue` replaces the queue: the same FIFO, counting the bytes it holds, so the
+  outbox (`webapp/realtime/outbox.py`) can stop queueing for a tab that lags;
+- `TrackedWebSocket` replaces `SimpleWebSocketWSGI`: it records the simple-websocket
+  connection on the engine.io Socket (`hang_up` shuts its TCP socket down, which wakes a
+  blocked writer, ends every thread of the connection, and frees its queue), gives
+  simple-websocket a `max_message_size` (engine.io passes none, so a huge frame was
+  buffered whole before engine.io's own check) and never lets a write to a dead socket
+  escape the writer thread as a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import socket
+from typing import Any
+
+import simple_websocket
+from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
+
+log = logging.getLogger("webapp.realtime")
+
+
+def _size(item: Any) -> int:
+    data = getattr(item, "data", None)
+    return len(data) if isinstance(data, str | bytes) else 0
+
+
+class MeteredQueue(queue.Queue[Any]):
+    """engine.io's per-connection outgoing queue, counting the bytes of the packets in it."""
+
+    def _init(self, maxsize: int) -> None:
+        super()._init(maxsize)
+        self.bytes = 0
+
+    def _put(self, item: Any) -> None:
+        super()._put(item)
+        self.bytes += _size(item)
+
+    def _get(self) -> Any:
+        item = super()._get()
+        self.bytes -= _size(item)
+        return item
+
+
+class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
+    """`SimpleWebSocketWSGI` with a message size cap, reachable from its engine.io Socket."""
+
+    max_message_size: int | None = None  # set on the per-server subclass by `install`
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        self.ws = simple_websocket.Server(
+            environ, max_message_size=self.max_message_size, **self.server_args
+        )
+        # `self.app` is the bound `Socket._websocket_handler` of the connection's Socket.
+        eio_socket = getattr(self.app, "__self__", None)
+        if eio_socket is not None:
+            eio_socket.playground_ws = self.ws
+        ret = self.app(self)
+        if self.ws.mode == "gunicorn":
+            raise StopIteration()
+        if self.ws.mode == "werkzeug":
+            raise ConnectionError()
+        return ret
+
+    def close(self) -> None:
+        # The writer thread calls this after a failed send; the socket may be gone already.
+        with contextlib.suppress(OSError):
+            super().close()
+
+
+def install(eio: Any, *, max_message_bytes: int) -> None:
+    """Give engine.io server `eio` the metered queue and the tracked WebSocket (this server
+    only: engine.io's driver table is shared by every server in the process)."""
+    eio.create_queue = lambda *args, **kwargs: MeteredQueue(*args, **kwargs)
+    websocket_class = type(
+        "TrackedWebSocket", (TrackedWebSocket,), {"max_message_size": max_message_bytes}
+    )
+    eio._async = {**eio._async, "websocket": websocket_class}
+
+
+def eio_socket(eio: Any, eio_sid: str | None) -> Any | None:
+    if eio_sid is None:
+        return None
+    return eio.sockets.get(eio_sid)
+
+
+def queued_bytes(eio: Any, eio_sid: str | None) -> int:
+    """Bytes waiting in a connection's outgoing queue (0 for an unknown connection)."""
+    sock = eio_socket(eio, eio_sid)
+    pending = getattr(sock, "queue", None)
+    return int(getattr(pending, "bytes", 0))
+
+
+def hang_up(eio: Any, eio_sid: str | None) -> None:
+    """End a connection now, from any thread, even one whose writer is blocked."""
+    sock = eio_socket(eio, eio_sid)
+    if sock is None:
+        return
+    ws = getattr(sock, "playground_ws", None)
+    if ws is not None:
+        _shutdown(ws)
+    elif not sock.closed:
+        sock.close(wait=False, abort=True)  # long polling: no thread to wake
+
+
+def release(eio: Any, eio_sid: str | None) -> None:
+    """After a disconnect: if the WebSocket under it is still open (engine.io closed the
+    session on a ping timeout, its writer perhaps blocked), shut it down too."""
+    sock = eio_socket(eio, eio_sid)
+    ws = getattr(sock, "playground_ws", None)
+    if ws is not None and ws.connected:
+        _shutdown(ws)
+
+
+def _shutdown(ws: Any) -> None:
+    with contextlib.suppress(OSError):  # already closed
+        ws.sock.shutdown(socket.SHUT_RDWR)
