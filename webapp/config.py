@@ -9,7 +9,10 @@ from typing import Any
 DEFAULTS: dict[str, Any] = {
     # Socket.IO
     "SOCKETIO_ASYNC_MODE": "threading",
+    # A message over this is answered with `message_too_large`, the connection kept; over
+    # the transport's cap (engine.io's max_http_buffer_size) the connection is closed.
     "SOCKETIO_MAX_MESSAGE_BYTES": 512 * 1024,
+    "SOCKETIO_TRANSPORT_MAX_BYTES": 2 * 1024 * 1024,
     # A tab whose outgoing queue holds more than SOFT stops getting updates until it drains,
     # then gets one fresh snapshot; past HARD, or lagging for LAG seconds, it is hung up.
     "SOCKETIO_BACKLOG_SOFT_BYTES": 1024 * 1024,

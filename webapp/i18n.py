@@ -43,6 +43,11 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "Too many requests: at most {limit} per second. Slow down a little.",
         "zh": "请求太多了：每秒最多 {limit} 次。请慢一点。",
     },
+    "message_too_large": {
+        "en": "The message is {size} KiB; the server takes at most {limit} KiB in one "
+        "message. Nothing was changed.",
+        "zh": "这条消息有 {size} KiB；服务器每条消息最多接收 {limit} KiB。没有做任何更改。",
+    },
     "invalid_payload": {
         "en": "The message is not valid: {problem}.",
         "zh": "消息无效：{problem}。",
@@ -151,6 +156,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
     "not_list": {"en": '"{field}" must be a list', "zh": '"{field}" 必须是列表'},
     "negative": {"en": '"{field}" must not be negative', "zh": '"{field}" 不能是负数'},
     "too_long": {"en": '"{field}" is too long', "zh": '"{field}" 太长了'},
+    "not_unicode": {
+        "en": '"{field}" contains a character that is not valid Unicode (a lone surrogate)',
+        "zh": '"{field}" 含有不是有效 Unicode 的字符（单独的代理项）',
+    },
     "too_many": {
         "en": '"{field}" has more than {limit} items',
         "zh": '"{field}" 的条目超过了 {limit} 个',
@@ -163,6 +172,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
         "zh": "请只给出 session、yaml、scenario 或 share 中的一个",
     },
     "bad_language": {"en": "the language must be en or zh", "zh": "语言只能是 en 或 zh"},
+    "malformed": {
+        "en": "it is not a Socket.IO packet the server can read",
+        "zh": "它不是服务器能读懂的 Socket.IO 数据包",
+    },
     "arguments": {
         "en": "send exactly one JSON object",
         "zh": "请只发送一个 JSON 对象",

@@ -97,7 +97,7 @@ def share_post() -> Response:
     try:
         body = check.require_object(body)
         check.only_fields(body, ["yaml", "actions", "at"])
-        if isinstance(body.get("yaml"), str) and len(body["yaml"].encode()) > text_limit:
+        if isinstance(body.get("yaml"), str) and check.utf8_size(body["yaml"], "yaml") > text_limit:
             return _api_error("share_too_large", 413, limit=text_limit // 1024)
         text = check.text(body, "yaml", limit=text_limit)
         actions = check.check_actions(body.get("actions", []), yaml_limit=text_limit)

@@ -25,6 +25,8 @@ scheduler by hand) and, for tests only, SESSION_ENGINE (a Simulation class to us
 
 from __future__ import annotations
 
+import math
+
 from flask import Flask
 from flask_socketio import SocketIO
 
@@ -57,7 +59,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
     config = app.config
     new_per_minute = float(config["NEW_SESSIONS_PER_MINUTE"])
     transport.install(
-        socketio.server.eio, max_message_bytes=int(config["SOCKETIO_MAX_MESSAGE_BYTES"])
+        socketio.server.eio, max_message_bytes=int(config["SOCKETIO_TRANSPORT_MAX_BYTES"])
     )
     outbox = Outbox(
         socketio,
@@ -90,6 +92,22 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         run_scheduler=bool(config["SESSION_SCHEDULER"]),
         languages={},
         outbox=outbox,
+    )
+    message_limit = int(config["SOCKETIO_MAX_MESSAGE_BYTES"])
+    transport.guard_messages(
+        socketio.server.eio,
+        limit=message_limit,
+        too_large=lambda eio_sid, size: rt.refuse_connection(
+            eio_sid,
+            Refusal(
+                "message_too_large",
+                size=math.ceil(size / 1024),
+                limit=message_limit // 1024,
+            ),
+        ),
+        malformed=lambda eio_sid: rt.refuse_connection(
+            eio_sid, Refusal("invalid_payload", problem=("malformed", {}))
+        ),
     )
     rt.scheduler.tend = rt.tend
     rt.scheduler.after_round = outbox.sweep

@@ -69,6 +69,13 @@ class Realtime:
         """Answer tab `sid` with an `error` event in its language."""
         self.outbox.emit("error", self.error_payload(refusal, self.lang(sid)), to=sid)
 
+    def refuse_connection(self, eio_sid: str, refusal: Refusal) -> None:
+        """Answer a connection by its engine.io id (before Socket.IO has a handler for the
+        message); nothing when it has not joined the default namespace yet."""
+        sid = self.socketio.server.manager.sid_from_eio_sid(eio_sid, "/")
+        if sid is not None:
+            self.refuse(sid, refusal)
+
     def send_snapshot(self, session: Session, *, to_room: bool, sid: str = "") -> None:
         """Under the session's lock: a fresh snapshot to every tab (history changed) or to
         one joining tab."""
@@ -132,12 +139,8 @@ def engine_class() -> Any:
 def scenario_text(rt: Realtime, payload: dict[str, Any]) -> str:
     """The payload's `yaml` text, refused past the size limit with its size in KiB."""
     value = payload.get("yaml")
-    if isinstance(value, str) and len(value.encode("utf-8")) > rt.text_limit:
-        raise Refusal(
-            "text_too_large",
-            size=len(value.encode("utf-8")) // 1024,
-            limit=rt.text_limit // 1024,
-        )
+    if isinstance(value, str) and (size := check.utf8_size(value, "yaml")) > rt.text_limit:
+        raise Refusal("text_too_large", size=size // 1024, limit=rt.text_limit // 1024)
     return check.text(payload, "yaml", limit=rt.text_limit)
 
 

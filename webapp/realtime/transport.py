@@ -14,6 +14,8 @@ ping timeout closes the Socket.IO session but cannot wake the writer, which stay
 So, per server (`install`):
 - `MeteredQueue` replaces the queue: the same FIFO, counting the bytes it holds, so the
   outbox (`webapp/realtime/outbox.py`) can stop queueing for a tab that lags;
+- `guard_messages` answers a message over the application's size cap with an `error`
+  instead of the silent close engine.io gives one over its own (higher) cap;
 - `TrackedWebSocket` replaces `SimpleWebSocketWSGI`: it records the simple-websocket
   connection on the engine.io Socket (`hang_up` shuts its TCP socket down, which wakes a
   blocked writer, ends every thread of the connection, and frees its queue), gives
@@ -28,6 +30,7 @@ import contextlib
 import logging
 import queue
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import simple_websocket
@@ -86,12 +89,46 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
 
 def install(eio: Any, *, max_message_bytes: int) -> None:
     """Give engine.io server `eio` the metered queue and the tracked WebSocket (this server
-    only: engine.io's driver table is shared by every server in the process)."""
+    only: engine.io's driver table is shared by every server in the process).
+    `max_message_bytes` is the transport's cap (engine.io's `max_http_buffer_size`)."""
     eio.create_queue = lambda *args, **kwargs: MeteredQueue(*args, **kwargs)
     websocket_class = type(
         "TrackedWebSocket", (TrackedWebSocket,), {"max_message_size": max_message_bytes}
     )
     eio._async = {**eio._async, "websocket": websocket_class}
+
+
+def guard_messages(
+    eio: Any,
+    *,
+    limit: int,
+    too_large: Callable[[str, int], None],
+    malformed: Callable[[str], None],
+) -> None:
+    """Check every incoming engine.io message before Socket.IO decodes it.
+
+    Two caps, so that an oversize message gets an answer: engine.io's own
+    (`max_http_buffer_size`, and simple-websocket's `max_message_size`) closes the
+    connection, as it must not buffer without bound; below it, a message over `limit` (the
+    application's cap, lower) is dropped and `too_large(eio_sid, size)` answers it, the
+    connection staying open. A packet Socket.IO cannot decode (bad JSON, an unknown type)
+    goes to `malformed(eio_sid)` instead of ending as a logged traceback.
+    """
+    dispatch = eio.handlers["message"]  # python-socketio's Server._handle_eio_message
+
+    def on_message(eio_sid: str, data: Any) -> Any:
+        size = len(data) if isinstance(data, str | bytes) else 0
+        if size > limit:
+            too_large(eio_sid, size)
+            return None
+        try:
+            return dispatch(eio_sid, data)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+            log.info("malformed Socket.IO packet: %s", type(error).__name__)
+            malformed(eio_sid)
+            return None
+
+    eio.handlers["message"] = on_message
 
 
 def eio_socket(eio: Any, eio_sid: str | None) -> Any | None:

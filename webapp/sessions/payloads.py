@@ -42,9 +42,18 @@ def text(payload: dict[str, Any], field: str, *, limit: int = MAX_SHORT_TEXT) ->
         raise PayloadProblem("missing", field=field)
     if not isinstance(value, str):
         raise PayloadProblem("not_string", field=field)
-    if len(value.encode("utf-8")) > limit:
+    if utf8_size(value, field) > limit:
         raise PayloadProblem("too_long", field=field)
     return value
+
+
+def utf8_size(value: str, field: str) -> int:
+    """Bytes of `value` in UTF-8; a lone surrogate (JSON allows "\\ud800", Unicode does
+    not) is refused as `not_unicode`."""
+    try:
+        return len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise PayloadProblem("not_unicode", field=field[:MAX_SHORT_TEXT]) from None
 
 
 def number(payload: dict[str, Any], field: str) -> float:
