@@ -117,6 +117,35 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "The link cannot be made: {problem}.",
         "zh": "无法创建链接：{problem}。",
     },
+    # HTTP errors of the JSON API
+    "not_found": {
+        "en": "There is nothing at this address of the API.",
+        "zh": "API 的这个地址上什么也没有。",
+    },
+    "method_not_allowed": {
+        "en": "This address of the API does not take this method; it takes {allowed}.",
+        "zh": "API 的这个地址不接受这种请求；它接受 {allowed}。",
+    },
+    "bad_request": {
+        "en": "The request could not be read.",
+        "zh": "无法读取这个请求。",
+    },
+    "request_too_large": {
+        "en": "The request is too large.",
+        "zh": "请求太大了。",
+    },
+    "unsupported_media_type": {
+        "en": "The request body must be JSON (Content-Type: application/json).",
+        "zh": "请求正文必须是 JSON（Content-Type: application/json）。",
+    },
+    "http_error": {
+        "en": "The request failed: {http_status} {name}.",
+        "zh": "请求失败：{http_status} {name}。",
+    },
+    "api_internal_error": {
+        "en": "Something went wrong on the server; nothing was saved. Try again in a moment.",
+        "zh": "服务器出错了，没有保存任何内容。请稍后再试。",
+    },
     # The 404 page
     "page_not_found_title": {
         "en": "Page not found",

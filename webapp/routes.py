@@ -7,16 +7,21 @@ POST /api/share           {yaml, actions?, at?} -> {id, url}
 GET  /api/share/<id>      {yaml, actions, at}
 GET  /healthz
 
+Every /api/* answer that is not a success is JSON `{code, message}` (`message` in the
+language of Accept-Language), whatever went wrong: the route's own refusals, HTTP errors
+(404, 405, ...) and unexpected failures (500, logged once).
+
 index.html receives `share_id`, `scenario_name` (None when absent) and `lang` (negotiated
 from Accept-Language) for its <body data-*> attributes.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, render_template, request
-from werkzeug.exceptions import HTTPException, NotFound
+from werkzeug.exceptions import HTTPException, InternalServerError
 
 from webapp import i18n, storage
 from webapp.clients import current_client
@@ -25,6 +30,8 @@ from webapp.paths import resource_dir
 from webapp.ratelimit import RateLimiter
 from webapp.sessions import PayloadProblem, ScenarioCatalog
 from webapp.sessions import payloads as check
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("pages", __name__)
 
@@ -130,16 +137,56 @@ def healthz() -> tuple[dict[str, str], int]:
 
 
 def _api_error(
-    code: str, status: int, headers: dict[str, str] | None = None, **params: Any
+    code: str,
+    status: int,
+    headers: dict[str, str] | None = None,
+    message_key: str | None = None,
+    **params: Any,
 ) -> Response:
-    payload = {"code": code, "message": i18n.message(code, _lang(), **params)}
+    payload = {"code": code, "message": i18n.message(message_key or code, _lang(), **params)}
     return (payload, status, headers) if headers else (payload, status)
 
 
-def _not_found(error: HTTPException) -> Any:
-    if request.path.startswith("/api/"):
-        return {"code": "not_found", "message": str(error.description)}, 404
-    return not_found_page("page_not_found_text")
+def _is_api() -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+# HTTP status -> the code and catalogue entry of an API error the route did not answer itself
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+}
+
+
+def _http_error(error: HTTPException) -> Any:
+    """Every /api/* error is JSON `{code, message}` in the request's language; page routes
+    keep their HTML (our 404 page, Werkzeug's page for the rest)."""
+    if not _is_api():
+        if error.code == 404:
+            return not_found_page("page_not_found_text")
+        return error
+    status = error.code or 500
+    code = _HTTP_CODES.get(status, "http_error")
+    response = error.get_response()
+    headers = {k: v for k, v in response.headers.items() if k in ("Allow", "Retry-After")}
+    params = {"http_status": status, "name": error.name}
+    if status == 405:
+        params["allowed"] = headers.get("Allow", "")
+    return _api_error(code, status, headers=headers or None, **params)
+
+
+def _internal_error(error: Exception) -> Any:
+    """An exception no route answered: logged once with its traceback (it is a bug), and
+    answered as JSON on /api/* (HTML elsewhere, as before)."""
+    if isinstance(error, HTTPException):
+        return _http_error(error)
+    log.exception("request %s %s failed", request.method, request.path)
+    if not _is_api():
+        return InternalServerError()
+    return _api_error("internal_error", 500, message_key="api_internal_error")
 
 
 def share_limiter_of(app: Flask) -> RateLimiter:
@@ -153,5 +200,6 @@ def init_app(app: Flask) -> ScenarioCatalog:
     catalog = ScenarioCatalog(resource_dir("scenarios"))
     app.extensions["playground.catalog"] = catalog
     app.register_blueprint(bp)
-    app.register_error_handler(NotFound, _not_found)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _internal_error)
     return catalog
