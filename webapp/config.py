@@ -39,7 +39,14 @@ DEFAULTS: dict[str, Any] = {
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
-    "SHARE_POSTS_PER_MINUTE": 30,
+    "SHARE_POSTS_PER_MINUTE": 30,  # per client address, in bursts of as many
+    "SHARE_POSTS_PER_MINUTE_GLOBAL": 300,  # all clients together
+    # Checking a link replays it: CPU seconds a client may spend on that per wall second,
+    # and at once.
+    "SHARE_CPU_SHARE": 0.25,
+    "SHARE_CPU_BURST_SECONDS": 5.0,
+    "SHARE_DB_MAX_BYTES": 256 * 1024 * 1024,  # past it, new links are refused (507)
+    "SHARE_UNOPENED_DAYS": 30,  # a link never opened is deleted this long after it was made
 }
 
 _ENV_INTS = (
@@ -49,12 +56,18 @@ _ENV_INTS = (
     "NEW_SESSIONS_PER_MINUTE",
     "UNUSED_SESSION_IDLE_SECONDS",
     "TRUSTED_PROXIES",
+    "SHARE_POSTS_PER_MINUTE",
+    "SHARE_POSTS_PER_MINUTE_GLOBAL",
+    "SHARE_DB_MAX_BYTES",
+    "SHARE_UNOPENED_DAYS",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
 )
 _ENV_FLOATS = (
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",
+    "SHARE_CPU_SHARE",
+    "SHARE_CPU_BURST_SECONDS",
 )
 
 

@@ -113,6 +113,34 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "Too many share links in a short time. Wait a minute and try again.",
         "zh": "短时间内创建的分享链接太多了。请等一分钟再试。",
     },
+    "share_busy": {
+        "en": "The server is receiving too many share links right now. Try again in a few seconds.",
+        "zh": "服务器现在收到的分享链接太多了。请过几秒再试。",
+    },
+    "share_cpu_busy": {
+        "en": "Checking your recent links used your share of the server. Wait {seconds} s "
+        "and try again.",
+        "zh": "检查你最近的链接已经用完了你在服务器上的份额。请等 {seconds} 秒再试。",
+    },
+    "share_storage_full": {
+        "en": "The server's storage for share links is full ({limit} MiB); no new link can "
+        "be made now. Links already made still open.",
+        "zh": "服务器存放分享链接的空间已满（{limit} MiB），现在不能创建新链接。已有的链接仍然可以打开。",
+    },
+    "share_action_refused": {
+        "en": "The link cannot be made: action {index} ({action} at {at} s) would be "
+        "refused when the run gets there: {reason}",
+        "zh": "无法创建链接：第 {index} 个操作（{at} 秒时的 {action}）在运行到那里时会被拒绝：{reason}",
+    },
+    "share_unopenable": {
+        "en": "This link cannot be opened: {problem}.",
+        "zh": "无法打开这个链接：{problem}。",
+    },
+    "share_broken": {
+        "en": "This link cannot be opened: action {index} ({action} at {at} s) is refused: "
+        "{reason}",
+        "zh": "无法打开这个链接：第 {index} 个操作（{at} 秒时的 {action}）被拒绝：{reason}",
+    },
     "share_invalid": {
         "en": "The link cannot be made: {problem}.",
         "zh": "无法创建链接：{problem}。",
@@ -185,6 +213,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
     "not_list": {"en": '"{field}" must be a list', "zh": '"{field}" 必须是列表'},
     "negative": {"en": '"{field}" must not be negative', "zh": '"{field}" 不能是负数'},
     "too_long": {"en": '"{field}" is too long', "zh": '"{field}" 太长了'},
+    "after_end": {
+        "en": '"{field}" is after the end of a run ({end} s)',
+        "zh": '"{field}" 超过了一次运行的终点（{end} 秒）',
+    },
     "not_unicode": {
         "en": '"{field}" contains a character that is not valid Unicode (a lone surrogate)',
         "zh": '"{field}" 含有不是有效 Unicode 的字符（单独的代理项）',

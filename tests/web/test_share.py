@@ -76,7 +76,8 @@ def test_a_stored_link_never_changes(tmp_path: Path) -> None:
     link = store.put({"yaml": POD, "actions": [], "at": 0})
     # Even a forged row for an existing id cannot replace the first one.
     store.connection.execute(
-        "INSERT OR IGNORE INTO share_links VALUES (?, ?, 0)", (link, '{"yaml": "x"}')
+        "INSERT OR IGNORE INTO share_links (id, body, created_at) VALUES (?, ?, 0)",
+        (link, '{"yaml": "x"}'),
     )
     assert store.get(link) == {"yaml": POD, "actions": [], "at": 0.0}
 
@@ -148,7 +149,7 @@ def test_posting_too_fast_gives_429(tmp_path: Path) -> None:
             "SHARE_POSTS_PER_MINUTE": 3,
         }
     )
-    app.extensions["playground.share_limiter"].clock = lambda: 0.0  # frozen time
+    app.extensions["playground.share_limits"].per_client.clock = lambda: 0.0  # frozen time
     http = app.test_client()
     codes = [share(http, {"yaml": POD, "at": i}).status_code for i in range(5)]
     assert codes == [201, 201, 201, 429, 429]

@@ -144,6 +144,17 @@ def flood(tab: RawTab, session_id: str, times: int) -> None:
         tab.emit("join", {"session": session_id})
 
 
+def small_send_buffer(app: Any, sid: str) -> None:
+    """Shrink the server's kernel send buffer for tab `sid`, so that what the client does
+    not read stays in the server's queue rather than in megabytes of loopback buffers."""
+    import socket
+
+    rt = realtime_of(app)
+    eio_sid = rt.socketio.server.manager.eio_sid_from_sid(sid, "/")
+    ws = rt.socketio.server.eio.sockets[eio_sid].playground_ws
+    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+
+
 def join_big(tab: RawTab) -> str:
     tab.emit("join", {"scenario": "crash-loop-backoff"})
     name, snapshot = tab.receive() or ("", {})
@@ -171,6 +182,7 @@ def test_a_silent_client_is_bounded_then_hung_up_and_others_play_on(tmp_path: Pa
             session = rt.manager.get(session_id)
             assert session is not None
             [sid] = session.tabs
+            small_send_buffer(app, sid)
             player.client.emit("join", {"scenario": "plain-pod"})
             player.next("snapshot")
             player.client.emit("clock", {"op": "play"})
@@ -204,6 +216,7 @@ def test_a_tab_that_catches_up_gets_one_fresh_snapshot_then_ticks_in_sequence(
             session = rt.manager.get(session_id)
             assert session is not None
             [sid] = session.tabs
+            small_send_buffer(app, sid)
             flood(slow, session_id, 400)
             slow.emit("lang", {"lang": "zh"})  # handled after the whole flood
             until(lambda: rt.languages.get(sid) == "zh" and sid in rt.outbox.lagging)

@@ -10,7 +10,7 @@ from typing import Any
 from flask import current_app
 from flask_socketio import join_room, leave_room
 
-from webapp import storage
+from webapp import shares, storage
 from webapp.clients import current_client
 from webapp.realtime.state import (
     Realtime,
@@ -75,14 +75,27 @@ def new_session(
     if source == "yaml":
         sim = engine.from_scenario(parse(scenario_text(rt, payload)), seed=0)
     elif source == "share":
-        link = storage.store_of(current_app).get(check.text(payload, "share"))
+        store = storage.store_of(current_app)
+        link_id = check.text(payload, "share")
+        link = store.get(link_id)
         if link is None:
             raise Refusal("share_not_found")
         scenario = parse(link["yaml"])
-        at = float(link["at"])
-        past = [a for a in link["actions"] if a["at"] <= at]
-        future = [a for a in link["actions"] if a["at"] > at]
-        sim = engine.replay(scenario, past, until=at, seed=0)
+        try:
+            # Never past the horizon, and a link stored before links were checked fails
+            # with the action that breaks it, not an internal error.
+            sim, future = shares.open_link(engine, scenario, link, end=rt.manager.end_seconds)
+        except PayloadProblem as problem:
+            raise Refusal("share_unopenable", problem=(problem.code, problem.params)) from None
+        except shares.LinkBroken as broken:
+            raise Refusal(
+                "share_broken",
+                index=broken.index,
+                action=str(broken.action.get("action", "")),
+                at=f"{broken.action['at']:g}",
+                action_refusal=(broken.code, broken.reason, broken.params),
+            ) from None
+        store.mark_opened(link_id)
     else:
         name = check.text(payload, "scenario") if source == "scenario" else None
         scenario = rt.catalog.get(name) if name else default_scenario(rt)

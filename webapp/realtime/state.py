@@ -17,6 +17,7 @@ from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.realtime.outbox import Outbox
 from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
 from webapp.sessions import payloads as check
+from webapp.shares import engine_for
 
 
 class Refusal(Exception):
@@ -52,6 +53,9 @@ class Realtime:
         if "problem" in params:
             code, problem_params = params["problem"]
             params["problem"] = i18n.problem(code, lang, **problem_params)
+        if "action_refusal" in params:  # an engine refusal quoted inside another message
+            code, reason, action_params = params.pop("action_refusal")
+            params["reason"] = i18n.action_refusal(code, lang, reason, **action_params)
         if "action_code" in params:
             text = i18n.action_refusal(
                 params["action_code"], lang, params["reason"], **params["action_params"]
@@ -128,12 +132,7 @@ class Realtime:
 
 def engine_class() -> Any:
     """The Simulation class sessions run (SESSION_ENGINE in tests, the real engine else)."""
-    engine = current_app.config.get("SESSION_ENGINE")
-    if engine is None:
-        from webapp.engine import Simulation
-
-        engine = Simulation
-    return engine
+    return engine_for(current_app)
 
 
 def scenario_text(rt: Realtime, payload: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ No Flask and no Socket.IO in here: `webapp.realtime` wires these to the server, 
 drive them directly (`Scheduler.tick(wall_now)`).
 """
 
-from webapp.sessions.budget import CpuBudget
+from webapp.sessions.budget import CpuBudget, CpuBudgets
 from webapp.sessions.catalog import ScenarioCatalog
 from webapp.sessions.clock import MAX_SPEED, MIN_SPEED, SessionClock, valid_speed
 from webapp.sessions.manager import (
@@ -21,6 +21,7 @@ __all__ = [
     "MAX_SPEED",
     "MIN_SPEED",
     "CpuBudget",
+    "CpuBudgets",
     "PayloadProblem",
     "ScenarioCatalog",
     "Scheduler",

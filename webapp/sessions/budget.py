@@ -16,6 +16,7 @@ for long, however cheap each request looks to the rate limiter.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,3 +59,42 @@ class CpuBudget:
             yield
         finally:
             self.charge(time.thread_time() - started)
+
+
+class CpuBudgets:
+    """One CpuBudget per key (a client address), for work that has no session yet (checking
+    a share link). Budgets that have refilled completely are dropped now and then."""
+
+    def __init__(
+        self,
+        rate: float,
+        burst: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = 10_000,
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.max_keys = max_keys
+        self._budgets: dict[str, CpuBudget] = {}
+        self._lock = threading.Lock()
+
+    def of(self, key: str) -> CpuBudget:
+        with self._lock:
+            budget = self._budgets.get(key)
+            if budget is None:
+                if len(self._budgets) >= self.max_keys:
+                    self._prune()
+                budget = CpuBudget(self.rate, self.burst, clock=self.clock)
+                self._budgets[key] = budget
+            return budget
+
+    def _prune(self) -> None:
+        now = self.clock()
+        for key, budget in list(self._budgets.items()):
+            if not budget.spent(now) and budget.balance >= budget.burst:
+                del self._budgets[key]
+        if len(self._budgets) >= self.max_keys:  # all busy: forget the half that owes least
+            by_debt = sorted(self._budgets, key=lambda k: -self._budgets[k].balance)
+            for key in by_debt[: len(by_debt) // 2]:
+                del self._budgets[key]

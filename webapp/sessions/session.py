@@ -11,6 +11,7 @@ them; acting anywhere discards that old future.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -20,6 +21,8 @@ from webapp.sessions.budget import CpuBudget
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
+
+log = logging.getLogger(__name__)
 
 # A paced tick waits at least this long after the session's previous message: at most ten
 # a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
@@ -91,7 +94,14 @@ class Session:
         while self.future and self.future[0]["at"] <= t:
             action = self.future.pop(0)
             self._advance_to(action["at"])
-            self.sim.act({k: v for k, v in action.items() if k != "at"})
+            try:
+                self.sim.act({k: v for k, v in action.items() if k != "at"})
+            except Exception as error:
+                if not isinstance(getattr(error, "code", None), str):
+                    raise
+                # Refused now (a link stored before links were checked): the run goes on
+                # without it rather than stopping; the action is dropped from the timeline.
+                log.info("a kept future action was refused (%s); dropped", error.code)
         self._advance_to(t)
         if self.sim.now >= self.clock.end and self.clock.playing:
             self.clock.pause()
