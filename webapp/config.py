@@ -40,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
     "SHARE_POSTS_PER_MINUTE": 30,  # per client address, in bursts of as many
-    "SHARE_POSTS_PER_MINUTE_GLOBAL": 300,  # all clients together
+    "SHARE_POSTS_PER_MINUTE_GLOBAL": 120,  # all clients together
     # Checking a link replays it: CPU seconds a client may spend on that per wall second,
     # and at once.
     "SHARE_CPU_SHARE": 0.25,

@@ -111,7 +111,10 @@ def share_post() -> Response:
     length = request.content_length
     if length is not None and length > text_limit * BODY_LIMIT_FACTOR:
         return _api_error("share_too_large", 413, limit=text_limit // 1024)
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:  # nested deeper than the JSON decoder goes: not a share body
+        body = None
     lang = _lang()
     try:
         text = body.get("yaml") if isinstance(body, dict) else None

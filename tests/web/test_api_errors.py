@@ -93,6 +93,7 @@ def test_a_wrong_method_is_json_and_says_which_are_allowed(http: FlaskClient) ->
         (b"\xff\xfe", "application/json"),
         (b'{"yaml": "\\ud800"}', "application/json"),
         (b"yaml=x", "application/x-www-form-urlencoded"),
+        (b"[" * 50_000 + b"]" * 50_000, "application/json"),  # deeper than the decoder goes
     ],
 )
 def test_unreadable_share_bodies_are_json_400(

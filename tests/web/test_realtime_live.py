@@ -135,7 +135,24 @@ def test_a_message_over_the_transport_cap_closes_only_that_connection(
 
 @pytest.mark.parametrize(
     "frame",
-    ['42["join",', "4x", "49", "42{}", "42", "42[]", '42["join",{"yaml":"\\ud800"}]'],
+    [
+        '42["join",',
+        "4x",
+        "49",
+        "42{}",
+        "42",
+        "42[]",
+        "44",
+        "46",
+        '451-["join",{"_placeholder":true,"num":0}]',
+        pytest.param("42" + "[" * 100_000, id="nested-100000-deep"),
+        pytest.param(
+            '42["act",{"action":"crash","exitCode":' + "9" * 5000 + "}]", id="int-5000-digits"
+        ),
+        '42["join",{"yaml":"\\ud800"}]',
+        '42["join",{"\\ud800":1}]',
+        '42["act",{"action":"delete","\\ud800":null}]',
+    ],
 )
 def test_a_packet_the_server_cannot_read_is_answered_not_logged_as_a_crash(
     live_server: str, frame: str, caplog: pytest.LogCaptureFixture
@@ -160,3 +177,32 @@ def test_a_tabs_events_are_handled_in_the_order_sent(tab: Tab) -> None:
     tab.client.emit("clock", {"op": "step"})  # sent before the snapshot came back
     tab.next("snapshot")
     assert tab.next("tick")["seq"] == 1
+
+
+def test_a_client_sending_an_event_named_disconnect_stays_joined_and_rate_limited(
+    live_server: str,
+) -> None:
+    from tests.web.live import RawTab
+
+    raw = RawTab(live_server)
+    try:
+        raw.emit("join", {"scenario": "plain-pod"})
+        assert (raw.receive() or ("",))[0] == "snapshot"
+        codes = []
+        for i in range(40):
+            if i % 10 == 9:
+                raw.emit("disconnect", {})  # a forged event: the connection is not leaving
+            raw.emit("clock", {"op": "pause"})
+        raw.ws.settimeout(WAIT)
+        import time
+
+        time.sleep(1.5)  # the bucket refills: the step below is answered
+        raw.emit("clock", {"op": "step"})
+        while (answer := raw.receive()) is not None:
+            codes.append(answer[1].get("code") if answer[0] == "error" else answer[0])
+            if answer[0] == "tick" or len(codes) > 60:
+                break
+        assert "no_session" not in codes
+        assert "rate_limited" in codes  # the bucket was not reset by the forged disconnects
+    finally:
+        raw.close()

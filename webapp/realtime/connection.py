@@ -13,6 +13,11 @@ def on_connect(rt: Realtime, sid: str) -> None:
 
 
 def on_disconnect(rt: Realtime, sid: str) -> None:
+    if rt.socketio.server.manager.is_connected(sid, "/"):
+        # A client sending an event named "disconnect" (42["disconnect",...]) while it stays
+        # connected: Socket.IO dispatches it to this handler like any event. A real
+        # disconnect has already marked the client as leaving.
+        return
     rt.outbox.release(sid)
     rt.manager.detach(sid)
     rt.limiter.forget(sid)

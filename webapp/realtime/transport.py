@@ -98,6 +98,11 @@ def install(eio: Any, *, max_message_bytes: int) -> None:
     eio._async = {**eio._async, "websocket": websocket_class}
 
 
+# Socket.IO packet types BINARY_EVENT (5) and BINARY_ACK (6): the first character of the
+# data of an engine.io MESSAGE ("451-[...]" on the wire).
+BINARY_PACKETS = ("5", "6")
+
+
 def guard_messages(
     eio: Any,
     *,
@@ -112,7 +117,8 @@ def guard_messages(
     connection, as it must not buffer without bound; below it, a message over `limit` (the
     application's cap, lower) is dropped and `too_large(eio_sid, size)` answers it, the
     connection staying open. A packet Socket.IO cannot decode (bad JSON, an unknown type)
-    goes to `malformed(eio_sid)` instead of ending as a logged traceback.
+    goes to `malformed(eio_sid)` instead of ending as a logged traceback, as does any
+    binary packet.
     """
     dispatch = eio.handlers["message"]  # python-socketio's Server._handle_eio_message
 
@@ -121,9 +127,22 @@ def guard_messages(
         if size > limit:
             too_large(eio_sid, size)
             return None
+        if not isinstance(data, str) or data.startswith(BINARY_PACKETS):
+            # The page never sends binary. A packet announcing attachments would make
+            # Socket.IO take the client's next messages as them, holding each until the
+            # announced count arrives: refused instead.
+            malformed(eio_sid)
+            return None
         try:
             return dispatch(eio_sid, data)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+        except (
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+            AttributeError,
+            RecursionError,
+        ) as error:
             log.info("malformed Socket.IO packet: %s", type(error).__name__)
             malformed(eio_sid)
             return None

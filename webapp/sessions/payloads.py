@@ -81,6 +81,7 @@ def check_action(value: Any, *, yaml_limit: int, timed: bool) -> dict[str, Any]:
     for key, item in action.items():
         if not isinstance(key, str) or len(key) > MAX_SHORT_TEXT:
             raise PayloadProblem("unknown_field", field=str(key)[:MAX_SHORT_TEXT])
+        utf8_size(key, "action")  # a lone surrogate in a field name
         if isinstance(item, str):
             text(action, key, limit=yaml_limit if key == "yaml" else MAX_SHORT_TEXT)
         elif isinstance(item, float) and not math.isfinite(item):
