@@ -12,11 +12,12 @@ from typing import Any
 
 
 def make_playground_server(host: str, port: int, app: Any) -> Any:
-    """The Werkzeug server `pod-playground` runs `app` with (threaded: one thread per
-    connection, as Flask-SocketIO's threading mode needs; TECH-NOTES §2a)."""
-    from werkzeug.serving import make_server
+    """The server `pod-playground` runs `app` with: Werkzeug's threaded server (a thread per
+    request, as Flask-SocketIO's threading mode needs; TECH-NOTES §2a), given a thread only
+    once a request has arrived, with bounds from the app's config (webapp/server.py)."""
+    from .server import PlaygroundServer, ServerLimits
 
-    return make_server(host, port, app, threaded=True)
+    return PlaygroundServer(host, port, app, ServerLimits.from_config(app.config))
 
 
 def _serve(argv: list[str]) -> int:

@@ -18,6 +18,12 @@ DEFAULTS: dict[str, Any] = {
     "SOCKETIO_BACKLOG_SOFT_BYTES": 1024 * 1024,
     "SOCKETIO_BACKLOG_HARD_BYTES": 8 * 1024 * 1024,
     "SOCKETIO_LAG_SECONDS": 30,
+    # The HTTP server (webapp/server.py, docs/limits.md)
+    "SERVER_REQUEST_TIMEOUT_SECONDS": 10.0,  # a request must arrive within it; socket timeout
+    "SERVER_MAX_PENDING": 8192,  # connections whose request has not fully arrived
+    "SERVER_MAX_PENDING_PER_CLIENT": 256,
+    "SERVER_MAX_CONNECTIONS": 1000,  # requests and WebSockets served at once
+    "SERVER_MAX_CONNECTIONS_PER_CLIENT": 100,
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
@@ -50,6 +56,10 @@ DEFAULTS: dict[str, Any] = {
 }
 
 _ENV_INTS = (
+    "SERVER_MAX_PENDING",
+    "SERVER_MAX_PENDING_PER_CLIENT",
+    "SERVER_MAX_CONNECTIONS",
+    "SERVER_MAX_CONNECTIONS_PER_CLIENT",
     "SESSION_IDLE_SECONDS",
     "MAX_SESSIONS",
     "MAX_SESSIONS_PER_CLIENT",
@@ -64,6 +74,7 @@ _ENV_INTS = (
     "SESSION_TICK_BUDGET",
 )
 _ENV_FLOATS = (
+    "SERVER_REQUEST_TIMEOUT_SECONDS",
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",
     "SHARE_CPU_SHARE",

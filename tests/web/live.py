@@ -22,12 +22,18 @@ WAIT = 20.0
 
 @contextmanager
 def serve(tmp_path: Path, **config: Any) -> Iterator[tuple[Flask, str]]:
+    with serve_with_server(tmp_path, **config) as (app, url, _):
+        yield app, url
+
+
+@contextmanager
+def serve_with_server(tmp_path: Path, **config: Any) -> Iterator[tuple[Flask, str, Any]]:
     app = create_app({"TESTING": True, "PLAYGROUND_DB": str(tmp_path / "links.sqlite3"), **config})
     server = make_playground_server("127.0.0.1", 0, app)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield app, f"http://127.0.0.1:{server.server_port}"
+        yield app, f"http://127.0.0.1:{server.server_port}", server
     finally:
         from webapp.realtime import realtime_of
 

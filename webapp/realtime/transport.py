@@ -67,11 +67,19 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
     max_message_size: int | None = None  # set on the per-server subclass by `install`
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        # `self.app` is the bound `Socket._websocket_handler` of the connection's Socket.
+        eio_socket = getattr(self.app, "__self__", None)
+        raw = environ.get("werkzeug.socket")
+        if raw is not None:
+            # Blocking, without the HTTP server's request timeout: simple-websocket writes
+            # frames with `socket.send` and ignores a partial write, which a socket with a
+            # timeout (non-blocking underneath) can make, corrupting the stream. A dead peer
+            # is ended by engine.io's ping timeout, whose disconnect shuts the socket down
+            # (`release`); a silent one by the outbox (`hang_up`).
+            raw.settimeout(None)
         self.ws = simple_websocket.Server(
             environ, max_message_size=self.max_message_size, **self.server_args
         )
-        # `self.app` is the bound `Socket._websocket_handler` of the connection's Socket.
-        eio_socket = getattr(self.app, "__self__", None)
         if eio_socket is not None:
             eio_socket.playground_ws = self.ws
         ret = self.app(self)
