@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     # pacing may use per wall second on average, and at once. Past it, commands wait.
     "SESSION_CPU_SHARE": 0.25,
     "SESSION_CPU_BURST_SECONDS": 2.0,
+    # ... and all sessions of one client address together, for their commands.
+    "CLIENT_CPU_SHARE": 0.5,
+    "CLIENT_CPU_BURST_SECONDS": 5.0,
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
@@ -77,6 +80,8 @@ _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",
+    "CLIENT_CPU_SHARE",
+    "CLIENT_CPU_BURST_SECONDS",
     "SHARE_CPU_SHARE",
     "SHARE_CPU_BURST_SECONDS",
 )

@@ -62,6 +62,13 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "zh": "这个会话已经用完了它在服务器上的份额（平均 {share}% 个处理器）。"
         "请等 {seconds} 秒再试；暂停随时可用。",
     },
+    "client_busy": {
+        "en": "The sessions from this address have used their share of the server ({share} % "
+        "of a processor on average). Wait {seconds} s and try again; pausing is always "
+        "possible.",
+        "zh": "来自这个地址的会话已经用完了它们在服务器上的份额（平均 {share}% 个处理器）。"
+        "请等 {seconds} 秒再试；暂停随时可用。",
+    },
     "internal_error": {
         "en": "Something went wrong on the server. Your session is unchanged.",
         "zh": "服务器出错了。你的会话没有受到影响。",

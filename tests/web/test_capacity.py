@@ -215,11 +215,24 @@ def test_new_sessions_per_minute_are_limited_per_address_in_the_clients_language
 def test_x_forwarded_for_is_ignored_unless_a_proxy_is_trusted(tmp_path: Path) -> None:
     app = make_app(tmp_path, NEW_SESSIONS_PER_MINUTE=2)
     realtime_of(app).creations.clock = lambda: 0.0
+
+    def from_peer(peer: str, forged: str) -> SocketIOTestClient:
+        http = app.test_client()
+        http.environ_base["REMOTE_ADDR"] = peer
+        client = socketio_of(app).test_client(
+            app, flask_test_client=http, headers={"X-Forwarded-For": forged}
+        )
+        client.get_received()
+        return client
+
     for i in range(3):  # a different forged address each time: still one client
-        client = connect(app, f"203.0.113.{i}")
+        client = from_peer("10.0.0.1", f"203.0.113.{i}")
         client.emit("join", {})
         got = answers(client)
     assert got[-1][1]["code"] == "new_sessions_rate_limited"
+    other = from_peer("10.0.0.2", "203.0.113.0")  # another peer: its own allowance
+    other.emit("join", {})
+    assert answers(other)[0][0] == "snapshot"
 
 
 def test_over_a_real_websocket_each_forwarded_client_has_its_own_allowance(

@@ -265,3 +265,43 @@ def test_sessions_made_by_the_manager_carry_its_budget() -> None:
     session = manager(cpu_rate=0.3, cpu_burst=1.5).create(new_sim())
     assert isinstance(session, Session)
     assert (session.cpu.rate, session.cpu.burst) == (0.3, 1.5)
+
+
+def connect_from(app: Flask, address: str) -> SocketIOTestClient:
+    """A test client whose connection comes from `address` (REMOTE_ADDR)."""
+    http = app.test_client()
+    http.environ_base["REMOTE_ADDR"] = address
+    client = socketio_of(app).test_client(app, flask_test_client=http)
+    client.get_received()
+    return client
+
+
+def test_new_sessions_of_one_client_do_not_bring_new_cpu_time(tmp_path: Path) -> None:
+    app = create_app(
+        {
+            "TESTING": True,
+            "PLAYGROUND_DB": str(tmp_path / "links.sqlite3"),
+            "SESSION_ENGINE": CostlyReplay,
+            "SESSION_SCHEDULER": False,
+            "ACTIONS_PER_SECOND": 1000,
+            "SESSION_CPU_BURST_SECONDS": 10.0,  # each session alone could go on
+            "CLIENT_CPU_SHARE": 0.001,
+            "CLIENT_CPU_BURST_SECONDS": 0.05,
+        }
+    )
+    realtime_of(app).manager.client_cpu.clock = Clock()  # type: ignore[union-attr]
+    codes = []
+    for _ in range(3):  # a fresh session each time, from the same address
+        client = connect_from(app, "198.51.100.7")
+        client.emit("join", {"yaml": POD, "lang": "zh"})
+        received(client)
+        for target in (5, 1):  # the seek back to 1 replays: 30 ms of CPU
+            client.emit("clock", {"op": "seek", "value": target})
+            codes += [p.get("code", name) for name, p in received(client)]
+    assert codes[:4] == ["snapshot"] * 4
+    assert codes[-2:] == ["client_busy"] * 2
+    stranger = connect_from(app, "203.0.113.5")
+    stranger.emit("join", {"yaml": POD})
+    received(stranger)
+    stranger.emit("clock", {"op": "seek", "value": 5})
+    assert received(stranger)[0][0] == "snapshot"

@@ -76,6 +76,8 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         end_seconds=float(config["SESSION_END_SECONDS"]),
         cpu_rate=float(config["SESSION_CPU_SHARE"]),
         cpu_burst=float(config["SESSION_CPU_BURST_SECONDS"]),
+        client_cpu_rate=float(config["CLIENT_CPU_SHARE"]),
+        client_cpu_burst=float(config["CLIENT_CPU_BURST_SECONDS"]),
     )
     rt = Realtime(
         socketio=socketio,

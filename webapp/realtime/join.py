@@ -56,7 +56,10 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         session = new_session(rt, sid, payload, sources[0] if sources else None, client)
     # Building a session (parsing, replaying a share) is charged to it; re-joining is never
     # refused for CPU (a tab repairing a gap must get its snapshot), only charged.
-    session.cpu.charge(time.thread_time() - started)
+    used = time.thread_time() - started
+    for budget in (session.cpu, session.client_cpu):
+        if budget is not None:
+            budget.charge(used)
     if previous is not None and previous is not session:
         leave_room(previous.room, sid=sid)
     with rt.working(session, refusable=False), session.lock:

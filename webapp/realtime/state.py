@@ -4,6 +4,7 @@ for reading scenario text out of a payload."""
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -111,16 +112,25 @@ class Realtime:
 
     @contextmanager
     def working(self, session: Session, *, refusable: bool = True) -> Iterator[None]:
-        """Charge the block's CPU time to `session`; refuse first (`session_busy`) when the
-        session has used up its CPU share, unless the command is not `refusable`."""
-        if refusable and session.cpu.spent():
-            raise Refusal(
-                "session_busy",
-                seconds=max(1, math.ceil(session.cpu.wait())),
-                share=round(session.cpu.rate * 100),
-            )
-        with session.cpu.measure():
+        """Charge the block's CPU time to `session` and its client; refuse first
+        (`session_busy`, `client_busy`) when either has used up its CPU share, unless the command is not
+        `refusable`."""
+        budgets = [b for b in (session.cpu, session.client_cpu) if b is not None]
+        if refusable:
+            for budget, code in zip(budgets, ("session_busy", "client_busy"), strict=False):
+                if budget.spent():
+                    raise Refusal(
+                        code,
+                        seconds=max(1, math.ceil(budget.wait())),
+                        share=round(budget.rate * 100),
+                    )
+        started = time.thread_time()
+        try:
             yield
+        finally:
+            used = time.thread_time() - started
+            for budget in budgets:
+                budget.charge(used)
 
     def joined_session(self, sid: str) -> Session:
         """The session tab `sid` has joined; refused when it has joined none."""

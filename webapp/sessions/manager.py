@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from webapp.sessions.budget import CpuBudget
+from webapp.sessions.budget import CpuBudget, CpuBudgets
 from webapp.sessions.session import MIN_TICK_INTERVAL, Session
 
 log = logging.getLogger(__name__)
@@ -65,11 +65,20 @@ class SessionManager:
         view_refresh_seconds: float = 1.0,
         cpu_rate: float = 0.25,
         cpu_burst: float = 2.0,
+        client_cpu_rate: float | None = None,
+        client_cpu_burst: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.emit = emit
         self.cpu_rate = cpu_rate  # CPU seconds a session may use per wall second
         self.cpu_burst = cpu_burst  # ... and at once
+        # Commands of all sessions of one client share a second budget (None: no such
+        # budget), so that making new sessions does not make new CPU time.
+        self.client_cpu = (
+            CpuBudgets(client_cpu_rate, client_cpu_burst, clock=clock)
+            if client_cpu_rate is not None
+            else None
+        )
         self.clock = clock
         self.max_sessions = max_sessions
         self.max_per_client = max_per_client  # 0: no limit per client
@@ -119,6 +128,8 @@ class SessionManager:
         )
         session.future = list(future or [])
         session.client = client
+        if client and self.client_cpu is not None:
+            session.client_cpu = self.client_cpu.of(client)
         session.left_at = self.clock()
         with self._lock:
             if client and self.max_per_client:

@@ -59,6 +59,8 @@ class Session:
         self.left_at = 0.0  # manager clock when it was created or its last tab left
         # CPU time this session may still spend (commands and pacing); unlimited if None.
         self.cpu = cpu if cpu is not None else CpuBudget(rate=1.0, burst=float("inf"))
+        # CPU time all sessions of its client may still spend on commands (shared), if any.
+        self.client_cpu: CpuBudget | None = None
         self._view_refresh_seconds = view_refresh_seconds
         self._install(sim, future=[])
 
