@@ -31,25 +31,31 @@ class CpuBudget:
         self.clock = clock
         self.balance = self.burst
         self._updated = clock()
+        # Handlers of several tabs (and, for a client's budget, of several sessions) and
+        # the scheduler charge the same budget.
+        self._lock = threading.Lock()
 
     def _refill(self, now: float) -> None:
         self.balance = min(self.burst, self.balance + max(0.0, now - self._updated) * self.rate)
         self._updated = max(self._updated, now)
 
     def charge(self, cpu_seconds: float, now: float | None = None) -> None:
-        self._refill(self.clock() if now is None else now)
-        self.balance -= max(0.0, cpu_seconds)
+        with self._lock:
+            self._refill(self.clock() if now is None else now)
+            self.balance -= max(0.0, cpu_seconds)
 
     def spent(self, now: float | None = None) -> bool:
-        self._refill(self.clock() if now is None else now)
-        return self.balance <= 0.0
+        with self._lock:
+            self._refill(self.clock() if now is None else now)
+            return self.balance <= 0.0
 
     def wait(self, now: float | None = None) -> float:
         """Wall seconds until the balance is positive again (0 when it is)."""
-        self._refill(self.clock() if now is None else now)
-        if self.balance > 0.0 or self.rate <= 0.0:
-            return 0.0
-        return -self.balance / self.rate
+        with self._lock:
+            self._refill(self.clock() if now is None else now)
+            if self.balance > 0.0 or self.rate <= 0.0:
+                return 0.0
+            return -self.balance / self.rate
 
     @contextmanager
     def measure(self) -> Iterator[None]:
