@@ -32,7 +32,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     socketio = SocketIO(
         app,
         async_mode=app.config["SOCKETIO_ASYNC_MODE"],
-        max_http_buffer_size=app.config["SOCKETIO_MAX_MESSAGE_BYTES"],
+        # The transport's cap; messages over SOCKETIO_MAX_MESSAGE_BYTES (lower) are answered
+        # with an `error` by webapp.realtime.transport.guard_messages.
+        max_http_buffer_size=app.config["SOCKETIO_TRANSPORT_MAX_BYTES"],
         # A tab's events are handled in the order it sent them, on its connection's own
         # thread (`join` then `clock play` must not race); other tabs are not held up.
         async_handlers=False,

@@ -8,6 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
+
+
+def make_playground_server(host: str, port: int, app: Any) -> Any:
+    """The server `pod-playground` runs `app` with: Werkzeug's threaded server (a thread per
+    request, as Flask-SocketIO's threading mode needs; TECH-NOTES §2a), given a thread only
+    once a request has arrived, with bounds from the app's config (webapp/server.py)."""
+    from .server import PlaygroundServer, ServerLimits
+
+    return PlaygroundServer(host, port, app, ServerLimits.from_config(app.config))
 
 
 def _serve(argv: list[str]) -> int:
@@ -20,14 +30,12 @@ def _serve(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=5000, help="port (0 picks a free one)")
     args = parser.parse_args(argv)
 
-    from werkzeug.serving import make_server
-
     from . import create_app
 
     app = create_app()
     # A Werkzeug server we own (rather than socketio.run) lets --port 0 report the real
     # port, and runs with no terminal, as in CI (TECH-NOTES §2a: threading mode).
-    server = make_server(args.host, args.port, app, threaded=True)
+    server = make_playground_server(args.host, args.port, app)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Pod Lifecycle Playground on http://{host}:{server.server_port}/", flush=True)
     try:

@@ -9,26 +9,81 @@ from typing import Any
 DEFAULTS: dict[str, Any] = {
     # Socket.IO
     "SOCKETIO_ASYNC_MODE": "threading",
+    # A message over this is answered with `message_too_large`, the connection kept; over
+    # the transport's cap (engine.io's max_http_buffer_size) the connection is closed.
     "SOCKETIO_MAX_MESSAGE_BYTES": 512 * 1024,
+    "SOCKETIO_TRANSPORT_MAX_BYTES": 2 * 1024 * 1024,
+    # A tab whose outgoing queue holds more than SOFT stops getting updates until it drains,
+    # then gets one fresh snapshot; past HARD, or lagging for LAG seconds, it is hung up.
+    "SOCKETIO_BACKLOG_SOFT_BYTES": 1024 * 1024,
+    "SOCKETIO_BACKLOG_HARD_BYTES": 8 * 1024 * 1024,
+    "SOCKETIO_LAG_SECONDS": 30,
+    # The HTTP server (webapp/server.py, docs/limits.md)
+    "SERVER_REQUEST_TIMEOUT_SECONDS": 10.0,  # a request must arrive within it; socket timeout
+    "SERVER_MAX_PENDING": 8192,  # connections whose request has not fully arrived
+    "SERVER_MAX_PENDING_PER_CLIENT": 256,
+    "SERVER_MAX_CONNECTIONS": 1000,  # requests and WebSockets served at once
+    "SERVER_MAX_CONNECTIONS_PER_CLIENT": 100,
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
-    "MAX_SESSIONS": 1000,
+    "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
+    "MAX_SESSIONS_PER_CLIENT": 40,  # per client address (webapp/clients.py)
+    "NEW_SESSIONS_PER_MINUTE": 30,  # per client address, in bursts of as many
+    "UNUSED_SESSION_IDLE_SECONDS": 45,  # a never-played session is freed this soon after its tab left
+    # Behind n reverse proxies, the client is the n-th X-Forwarded-For entry from the right;
+    # 0: X-Forwarded-For is ignored (docs/limits.md).
+    "TRUSTED_PROXIES": 0,
     "ACTIONS_PER_SECOND": 20,
     "TICK_SECONDS": 0.05,
     "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
     "SESSION_TICK_BUDGET": 800,  # ticks a second for all playing sessions together
     "SESSION_SCHEDULER": True,  # False: tests call Scheduler.tick(wall_now) themselves
+    # A session's share of the CPU (docs/limits.md): thread CPU seconds its commands and its
+    # pacing may use per wall second on average, and at once. Past it, commands wait.
+    "SESSION_CPU_SHARE": 0.25,
+    "SESSION_CPU_BURST_SECONDS": 2.0,
+    # ... and all sessions of one client address together, for their commands.
+    "CLIENT_CPU_SHARE": 0.5,
+    "CLIENT_CPU_BURST_SECONDS": 5.0,
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
-    "SHARE_POSTS_PER_MINUTE": 30,
+    "SHARE_POSTS_PER_MINUTE": 30,  # per client address, in bursts of as many
+    "SHARE_POSTS_PER_MINUTE_GLOBAL": 120,  # all clients together
+    # Checking a link replays it: CPU seconds a client may spend on that per wall second,
+    # and at once.
+    "SHARE_CPU_SHARE": 0.25,
+    "SHARE_CPU_BURST_SECONDS": 5.0,
+    "SHARE_DB_MAX_BYTES": 256 * 1024 * 1024,  # past it, new links are refused (507)
+    "SHARE_UNOPENED_DAYS": 30,  # a link never opened is deleted this long after it was made
 }
 
 _ENV_INTS = (
+    "SERVER_MAX_PENDING",
+    "SERVER_MAX_PENDING_PER_CLIENT",
+    "SERVER_MAX_CONNECTIONS",
+    "SERVER_MAX_CONNECTIONS_PER_CLIENT",
     "SESSION_IDLE_SECONDS",
     "MAX_SESSIONS",
+    "MAX_SESSIONS_PER_CLIENT",
+    "NEW_SESSIONS_PER_MINUTE",
+    "UNUSED_SESSION_IDLE_SECONDS",
+    "TRUSTED_PROXIES",
+    "SHARE_POSTS_PER_MINUTE",
+    "SHARE_POSTS_PER_MINUTE_GLOBAL",
+    "SHARE_DB_MAX_BYTES",
+    "SHARE_UNOPENED_DAYS",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
+)
+_ENV_FLOATS = (
+    "SERVER_REQUEST_TIMEOUT_SECONDS",
+    "SESSION_CPU_SHARE",
+    "SESSION_CPU_BURST_SECONDS",
+    "CLIENT_CPU_SHARE",
+    "CLIENT_CPU_BURST_SECONDS",
+    "SHARE_CPU_SHARE",
+    "SHARE_CPU_BURST_SECONDS",
 )
 
 
@@ -42,5 +97,9 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
         value = os.environ.get(f"PLAYGROUND_{key}")
         if value:
             config[key] = int(value)
+    for key in _ENV_FLOATS:
+        value = os.environ.get(f"PLAYGROUND_{key}")
+        if value:
+            config[key] = float(value)
     config.update(overrides or {})
     return config

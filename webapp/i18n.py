@@ -29,9 +29,24 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "The server is running {limit} sessions, its limit. Try again in a few minutes.",
         "zh": "服务器正在运行 {limit} 个会话，已达到上限。请过几分钟再试。",
     },
+    "client_session_limit": {
+        "en": "This address already has {limit} sessions open in other tabs. Close one you no "
+        "longer use, then try again.",
+        "zh": "这个地址已经在其他标签页中打开了 {limit} 个会话。请关闭一个不再使用的，然后再试。",
+    },
+    "new_sessions_rate_limited": {
+        "en": "Too many new sessions from this address: at most {limit} a minute. Wait a "
+        "moment and try again.",
+        "zh": "这个地址新建的会话太多了：每分钟最多 {limit} 个。请稍等片刻再试。",
+    },
     "rate_limited": {
         "en": "Too many requests: at most {limit} per second. Slow down a little.",
         "zh": "请求太多了：每秒最多 {limit} 次。请慢一点。",
+    },
+    "message_too_large": {
+        "en": "The message is {size} KiB; the server takes at most {limit} KiB in one "
+        "message. Nothing was changed.",
+        "zh": "这条消息有 {size} KiB；服务器每条消息最多接收 {limit} KiB。没有做任何更改。",
     },
     "invalid_payload": {
         "en": "The message is not valid: {problem}.",
@@ -40,6 +55,19 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "unknown_scenario": {
         "en": 'There is no built-in scenario named "{name}".',
         "zh": '没有名为 "{name}" 的内置场景。',
+    },
+    "session_busy": {
+        "en": "This session has used its share of the server ({share} % of a processor on "
+        "average). Wait {seconds} s and try again; pausing is always possible.",
+        "zh": "这个会话已经用完了它在服务器上的份额（平均 {share}% 个处理器）。"
+        "请等 {seconds} 秒再试；暂停随时可用。",
+    },
+    "client_busy": {
+        "en": "The sessions from this address have used their share of the server ({share} % "
+        "of a processor on average). Wait {seconds} s and try again; pausing is always "
+        "possible.",
+        "zh": "来自这个地址的会话已经用完了它们在服务器上的份额（平均 {share}% 个处理器）。"
+        "请等 {seconds} 秒再试；暂停随时可用。",
     },
     "internal_error": {
         "en": "Something went wrong on the server. Your session is unchanged.",
@@ -92,9 +120,79 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "Too many share links in a short time. Wait a minute and try again.",
         "zh": "短时间内创建的分享链接太多了。请等一分钟再试。",
     },
+    "share_busy": {
+        "en": "The server is receiving too many share links right now. Try again in a few seconds.",
+        "zh": "服务器现在收到的分享链接太多了。请过几秒再试。",
+    },
+    "share_cpu_busy": {
+        "en": "Checking your recent links used your share of the server. Wait {seconds} s "
+        "and try again.",
+        "zh": "检查你最近的链接已经用完了你在服务器上的份额。请等 {seconds} 秒再试。",
+    },
+    "share_storage_full": {
+        "en": "The server's storage for share links is full ({limit} MiB); no new link can "
+        "be made now. Links already made still open.",
+        "zh": "服务器存放分享链接的空间已满（{limit} MiB），现在不能创建新链接。已有的链接仍然可以打开。",
+    },
+    "share_action_refused": {
+        "en": "The link cannot be made: action {index} ({action} at {at} s) would be "
+        "refused when the run gets there: {reason}",
+        "zh": "无法创建链接：第 {index} 个操作（{at} 秒时的 {action}）在运行到那里时会被拒绝：{reason}",
+    },
+    "share_unopenable": {
+        "en": "This link cannot be opened: {problem}.",
+        "zh": "无法打开这个链接：{problem}。",
+    },
+    "share_broken": {
+        "en": "This link cannot be opened: action {index} ({action} at {at} s) is refused: "
+        "{reason}",
+        "zh": "无法打开这个链接：第 {index} 个操作（{at} 秒时的 {action}）被拒绝：{reason}",
+    },
     "share_invalid": {
         "en": "The link cannot be made: {problem}.",
         "zh": "无法创建链接：{problem}。",
+    },
+    # HTTP errors of the JSON API
+    "not_found": {
+        "en": "There is nothing at this address of the API.",
+        "zh": "API 的这个地址上什么也没有。",
+    },
+    "method_not_allowed": {
+        "en": "This address of the API does not take this method; it takes {allowed}.",
+        "zh": "API 的这个地址不接受这种请求；它接受 {allowed}。",
+    },
+    "bad_request": {
+        "en": "The request could not be read.",
+        "zh": "无法读取这个请求。",
+    },
+    "request_too_large": {
+        "en": "The request is too large.",
+        "zh": "请求太大了。",
+    },
+    "unsupported_media_type": {
+        "en": "The request body must be JSON (Content-Type: application/json).",
+        "zh": "请求正文必须是 JSON（Content-Type: application/json）。",
+    },
+    "http_error": {
+        "en": "The request failed: {http_status} {name}.",
+        "zh": "请求失败：{http_status} {name}。",
+    },
+    "api_internal_error": {
+        "en": "Something went wrong on the server; nothing was saved. Try again in a moment.",
+        "zh": "服务器出错了，没有保存任何内容。请稍后再试。",
+    },
+    # The HTTP server's own refusals (webapp/server.py)
+    "too_many_connections": {
+        "en": "The server is serving as many connections as it can. Try again in a few seconds.",
+        "zh": "服务器的连接数已经满了。请过几秒再试。",
+    },
+    "request_timeout": {
+        "en": "The request did not arrive in time.",
+        "zh": "请求没有按时到达。",
+    },
+    "request_head_too_large": {
+        "en": "The request's headers are too large.",
+        "zh": "请求头太大了。",
     },
     # The 404 page
     "page_not_found_title": {
@@ -135,6 +233,14 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
     "not_list": {"en": '"{field}" must be a list', "zh": '"{field}" 必须是列表'},
     "negative": {"en": '"{field}" must not be negative', "zh": '"{field}" 不能是负数'},
     "too_long": {"en": '"{field}" is too long', "zh": '"{field}" 太长了'},
+    "after_end": {
+        "en": '"{field}" is after the end of a run ({end} s)',
+        "zh": '"{field}" 超过了一次运行的终点（{end} 秒）',
+    },
+    "not_unicode": {
+        "en": '"{field}" contains a character that is not valid Unicode (a lone surrogate)',
+        "zh": '"{field}" 含有不是有效 Unicode 的字符（单独的代理项）',
+    },
     "too_many": {
         "en": '"{field}" has more than {limit} items',
         "zh": '"{field}" 的条目超过了 {limit} 个',
@@ -147,6 +253,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
         "zh": "请只给出 session、yaml、scenario 或 share 中的一个",
     },
     "bad_language": {"en": "the language must be en or zh", "zh": "语言只能是 en 或 zh"},
+    "malformed": {
+        "en": "it is not a Socket.IO packet the server can read",
+        "zh": "它不是服务器能读懂的 Socket.IO 数据包",
+    },
     "arguments": {
         "en": "send exactly one JSON object",
         "zh": "请只发送一个 JSON 对象",

@@ -7,6 +7,10 @@ POST /api/share           {yaml, actions?, at?, lang?} -> {id, url}
 GET  /api/share/<id>      {yaml, actions, at, lang?}
 GET  /healthz
 
+Every /api/* answer that is not a success is JSON `{code, message}` (`message` in the
+language of Accept-Language), whatever went wrong: the route's own refusals, HTTP errors
+(404, 405, ...) and unexpected failures (500, logged once).
+
 index.html receives `share_id`, `scenario_name` (None when absent), `lang` (negotiated
 from Accept-Language) and `share_lang` (the language a share link was made in, or None)
 for its <body data-*> attributes.
@@ -14,17 +18,23 @@ for its <body data-*> attributes.
 
 from __future__ import annotations
 
+import logging
+import math
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, render_template, request
-from werkzeug.exceptions import HTTPException, NotFound
+from werkzeug.exceptions import HTTPException, InternalServerError
 
-from webapp import i18n, storage
+from webapp import i18n, shares, storage
+from webapp.clients import current_client
 from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.paths import resource_dir
 from webapp.ratelimit import RateLimiter
-from webapp.sessions import PayloadProblem, ScenarioCatalog
+from webapp.sessions import CpuBudgets, PayloadProblem, ScenarioCatalog
 from webapp.sessions import payloads as check
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("pages", __name__)
 
@@ -88,56 +98,106 @@ def scenarios() -> Response:
 
 @bp.get("/api/share/<link_id>")
 def share_get(link_id: str) -> Response:
-    link = storage.store_of(current_app).get(link_id)
+    store = storage.store_of(current_app)
+    link = store.get(link_id)
     if link is None:
         return _api_error("share_not_found", 404)
+    store.mark_opened(link_id)
     return link, 200
 
 
 @bp.post("/api/share")
 def share_post() -> Response:
-    config = current_app.config
+    """Check a link fully (shape, scenario, and a replay of its whole timeline) before
+    storing it: a link that is accepted opens (webapp/shares.py)."""
+    app = current_app
+    config = app.config
     text_limit = int(config["SHARE_MAX_TEXT_BYTES"])
-    if not share_limiter_of(current_app).allow(request.remote_addr or ""):
+    client = current_client()
+    limits = share_limits_of(app)
+    if not limits.per_client.allow(client):
         return _api_error("share_rate_limited", 429, headers={"Retry-After": "60"})
+    if not limits.everyone.allow("*"):
+        return _api_error("share_busy", 429, headers={"Retry-After": "10"})
     length = request.content_length
     if length is not None and length > text_limit * BODY_LIMIT_FACTOR:
         return _api_error("share_too_large", 413, limit=text_limit // 1024)
-    body = request.get_json(silent=True)
     try:
-        body = check.require_object(body)
-        check.only_fields(body, ["yaml", "actions", "at", "lang"])
-        if isinstance(body.get("yaml"), str) and len(body["yaml"].encode()) > text_limit:
+        body = request.get_json(silent=True)
+    except RecursionError:  # nested deeper than the JSON decoder goes: not a share body
+        body = None
+    lang = _lang()
+    try:
+        text = body.get("yaml") if isinstance(body, dict) else None
+        if isinstance(text, str) and check.utf8_size(text, "yaml") > text_limit:
             return _api_error("share_too_large", 413, limit=text_limit // 1024)
-        text = check.text(body, "yaml", limit=text_limit)
-        actions = check.check_actions(body.get("actions", []), yaml_limit=text_limit)
-        at = check.number(body, "at") if body.get("at") is not None else 0.0
-        if at < 0:
-            raise PayloadProblem("negative", field="at")
-        lang = body.get("lang")
-        if lang is not None and not i18n.is_language(lang):
-            raise PayloadProblem("bad_language")
+        link, order = shares.check_body(
+            body, text_limit=text_limit, end=float(config["SESSION_END_SECONDS"])
+        )
     except PayloadProblem as problem:
-        lang = _lang()
-        detail = i18n.problem(problem.code, lang, **problem.params)
-        return {
-            "code": "share_invalid",
-            "message": i18n.message("share_invalid", lang, problem=detail),
-        }, 400
+        return _share_invalid(problem, lang), 400
     try:
-        parse_scenario(text)
+        scenario = parse_scenario(link["yaml"])
     except ScenarioError as error:
-        lang = _lang()
         return {
             "code": "invalid_scenario",
             "message": i18n.message("invalid_scenario", lang, count=len(error.errors)),
             "errors": localize_errors(error.errors, lang),
         }, 400
-    link = {"yaml": text, "actions": actions, "at": at}
-    if lang is not None:
-        link["lang"] = lang
-    link_id = storage.store_of(current_app).put(link)
+    budget = limits.cpu.of(client)
+    if budget.spent():
+        wait = max(1, math.ceil(budget.wait()))
+        return _api_error("share_cpu_busy", 429, headers={"Retry-After": str(wait)}, seconds=wait)
+    try:
+        with budget.measure():
+            shares.validate(shares.engine_for(app), scenario, link)
+    except shares.LinkBroken as broken:
+        return _link_broken(broken, order[broken.index], lang), 400
+    try:
+        link_id = storage.store_of(app).put(link)
+    except storage.StorageFull as full:
+        return _api_error("share_storage_full", 507, limit=full.limit // (1024 * 1024))
     return {"id": link_id, "url": f"/s/{link_id}"}, 201
+
+
+def _share_invalid(problem: PayloadProblem, lang: str) -> dict[str, Any]:
+    params = dict(problem.params)
+    where = params.pop("where", None)
+    detail = i18n.problem(problem.code, lang, **params)
+    if where:
+        detail = f"{where}: {detail}"
+    path = where or params.get("field") or ""
+    return {
+        "code": "share_invalid",
+        "message": i18n.message("share_invalid", lang, problem=detail),
+        "errors": [{"path": path, "code": problem.code, "message": detail}],
+    }
+
+
+def _link_broken(broken: shares.LinkBroken, index: int, lang: str) -> dict[str, Any]:
+    """Action `index` (as the client sent it) would be refused when its time comes."""
+    reason = i18n.action_refusal(broken.code, lang, broken.reason, **broken.params)
+    path = f"actions[{index}].{broken.field}"
+    return {
+        "code": "share_action_refused",
+        "message": i18n.message(
+            "share_action_refused",
+            lang,
+            index=index,
+            action=broken.action.get("action", ""),
+            at=f"{broken.action['at']:g}",
+            reason=reason,
+        ),
+        "errors": [
+            {
+                "path": path,
+                "action": index,
+                "field": broken.field,
+                "code": broken.code,
+                "message": reason,
+            }
+        ],
+    }
 
 
 @bp.get("/healthz")
@@ -146,28 +206,82 @@ def healthz() -> tuple[dict[str, str], int]:
 
 
 def _api_error(
-    code: str, status: int, headers: dict[str, str] | None = None, **params: Any
+    code: str,
+    status: int,
+    headers: dict[str, str] | None = None,
+    message_key: str | None = None,
+    **params: Any,
 ) -> Response:
-    payload = {"code": code, "message": i18n.message(code, _lang(), **params)}
+    payload = {"code": code, "message": i18n.message(message_key or code, _lang(), **params)}
     return (payload, status, headers) if headers else (payload, status)
 
 
-def _not_found(error: HTTPException) -> Any:
-    if request.path.startswith("/api/"):
-        return {"code": "not_found", "message": str(error.description)}, 404
-    return not_found_page("page_not_found_text")
+def _is_api() -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
-def share_limiter_of(app: Flask) -> RateLimiter:
-    limiter: RateLimiter = app.extensions["playground.share_limiter"]
-    return limiter
+# HTTP status -> the code and catalogue entry of an API error the route did not answer itself
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+}
+
+
+def _http_error(error: HTTPException) -> Any:
+    """Every /api/* error is JSON `{code, message}` in the request's language; page routes
+    keep their HTML (our 404 page, Werkzeug's page for the rest)."""
+    if not _is_api():
+        if error.code == 404:
+            return not_found_page("page_not_found_text")
+        return error
+    status = error.code or 500
+    code = _HTTP_CODES.get(status, "http_error")
+    response = error.get_response()
+    headers = {k: v for k, v in response.headers.items() if k in ("Allow", "Retry-After")}
+    params = {"http_status": status, "name": error.name}
+    if status == 405:
+        params["allowed"] = headers.get("Allow", "")
+    return _api_error(code, status, headers=headers or None, **params)
+
+
+def _internal_error(error: Exception) -> Any:
+    """An exception no route answered: logged once with its traceback (it is a bug), and
+    answered as JSON on /api/* (HTML elsewhere, as before)."""
+    if isinstance(error, HTTPException):
+        return _http_error(error)
+    log.exception("request %s %s failed", request.method, request.path)
+    if not _is_api():
+        return InternalServerError()
+    return _api_error("internal_error", 500, message_key="api_internal_error")
+
+
+@dataclass
+class ShareLimits:
+    per_client: RateLimiter  # posts per client address
+    everyone: RateLimiter  # posts of all clients together
+    cpu: CpuBudgets  # CPU for checking links, per client address
+
+
+def share_limits_of(app: Flask) -> ShareLimits:
+    limits: ShareLimits = app.extensions["playground.share_limits"]
+    return limits
 
 
 def init_app(app: Flask) -> ScenarioCatalog:
-    per_minute = float(app.config["SHARE_POSTS_PER_MINUTE"])
-    app.extensions["playground.share_limiter"] = RateLimiter(per_minute / 60.0, burst=per_minute)
+    config = app.config
+    per_minute = float(config["SHARE_POSTS_PER_MINUTE"])
+    global_per_minute = float(config["SHARE_POSTS_PER_MINUTE_GLOBAL"])
+    app.extensions["playground.share_limits"] = ShareLimits(
+        per_client=RateLimiter(per_minute / 60.0, burst=per_minute),
+        everyone=RateLimiter(global_per_minute / 60.0, burst=global_per_minute),
+        cpu=CpuBudgets(float(config["SHARE_CPU_SHARE"]), float(config["SHARE_CPU_BURST_SECONDS"])),
+    )
     catalog = ScenarioCatalog(resource_dir("scenarios"))
     app.extensions["playground.catalog"] = catalog
     app.register_blueprint(bp)
-    app.register_error_handler(NotFound, _not_found)
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _internal_error)
     return catalog

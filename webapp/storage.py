@@ -1,13 +1,24 @@
 """Share links in SQLite: content-addressed, written once, durable once acknowledged.
 
-store = ShareStore(path)
+store = ShareStore(path, max_bytes=256 << 20, unopened_seconds=30 * 86400)
 link_id = store.put({"yaml": text, "actions": [...], "at": 12.0})   # same content, same id
-store.get(link_id)  # the same dict, or None
+store.get(link_id)          # the same dict, or None
 store.put({..., "lang": "zh"})  # the language it was made in: part of the id, kept beside
                                 # the body in a nullable column (older links have none)
+store.mark_opened(link_id)  # a run was opened from it: it is kept for good
 
 WAL mode with `synchronous=FULL`: a commit that returned is on disk, so a link the user
 was shown survives `kill -9` of the server (and a power loss). One connection per thread.
+
+Retention (docs/limits.md): a link that has been opened at least once is kept; a link never
+opened is deleted `unopened_seconds` after it was made. The sweep is lazy and cheap: at
+most once every `sweep_seconds`, on a write, in batches of SWEEP_BATCH rows by the
+`created_at` index. Storage is capped: when the live pages of the database reach
+`max_bytes`, `put` of a new link (after a sweep) raises StorageFull; links that already
+exist are still answered.
+
+Schema changes are additive and run on open (`_migrate`): a database made by an older
+version gains the `opened_at` / `last_opened_at` columns (NULL: never opened).
 """
 
 from __future__ import annotations
@@ -15,17 +26,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import re
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
+log = logging.getLogger(__name__)
+
 ID_LENGTH = 16
 ID_PATTERN = re.compile(rf"[a-z2-7]{{{ID_LENGTH}}}")
+SWEEP_BATCH = 1000
+# A link opened again is re-stamped at most this often (an open is otherwise a read).
+REOPEN_STAMP_SECONDS = 3600.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS share_links (
@@ -34,10 +52,14 @@ CREATE TABLE IF NOT EXISTS share_links (
     created_at REAL NOT NULL
 ) WITHOUT ROWID
 """
+_COLUMNS = {"opened_at": "REAL", "last_opened_at": "REAL", "lang": "TEXT"}
+_INDEX = "CREATE INDEX IF NOT EXISTS share_links_unopened ON share_links (created_at)"
 
 
-# A column added after links were first stored: old databases gain it when opened.
-_ADD_LANG = "ALTER TABLE share_links ADD COLUMN lang TEXT"
+class StorageFull(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"share storage is full ({limit} bytes)")
+        self.limit = limit
 
 
 def canonical_json(link: dict[str, Any]) -> str:
@@ -64,23 +86,44 @@ def is_link_id(value: str) -> bool:
 
 
 class ShareStore:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        max_bytes: int | None = None,
+        unopened_seconds: float | None = None,
+        sweep_seconds: float = 3600.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.path = str(path)
+        self.max_bytes = max_bytes
+        self.unopened_seconds = unopened_seconds
+        self.sweep_seconds = sweep_seconds
+        self.clock = clock
         self._local = threading.local()
+        self._sweep_lock = threading.Lock()
+        self._next_sweep = float("-inf")
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         connection = self._connect()
         try:
             connection.execute(_SCHEMA)
-            columns = {row[1] for row in connection.execute("PRAGMA table_info(share_links)")}
-            if "lang" not in columns:
-                try:
-                    connection.execute(_ADD_LANG)
-                except sqlite3.OperationalError as error:  # another process added it first
-                    if "duplicate column" not in str(error):
-                        raise
+            self._migrate(connection)
             connection.commit()
         finally:
             connection.close()
+
+    @staticmethod
+    def _migrate(connection: sqlite3.Connection) -> None:
+        """Bring a database of any earlier version to the current schema (additive only)."""
+        present = {row[1] for row in connection.execute("PRAGMA table_info(share_links)")}
+        for column, kind in _COLUMNS.items():
+            if column not in present:
+                try:
+                    connection.execute(f"ALTER TABLE share_links ADD COLUMN {column} {kind}")
+                except sqlite3.OperationalError as error:  # another process added it first
+                    if "duplicate column" not in str(error):
+                        raise
+        connection.execute(_INDEX)
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=10.0)
@@ -97,18 +140,66 @@ class ShareStore:
             self._local.connection = connection
         return connection
 
+    # -- writing ----------------------------------------------------------------------------
+
     def put(self, link: dict[str, Any]) -> str:
-        """Store a link (if new) and return its id; an existing id is never overwritten."""
+        """Store a link (if new) and return its id; an existing id is never overwritten.
+        StorageFull when a new link does not fit under `max_bytes`."""
         body = canonical_json(link)
         lang = link.get("lang")
         new_id = link_id(_identity(body, lang))
+        self.sweep()
+        if not self._fits(new_id, body):
+            self.sweep(force=True)
+            if not self._fits(new_id, body):
+                raise StorageFull(self.max_bytes or 0)
         with self.connection as connection:  # commits on leaving the block
             connection.execute(
                 "INSERT OR IGNORE INTO share_links (id, body, created_at, lang)"
                 " VALUES (?, ?, ?, ?)",
-                (new_id, body, time.time(), lang),
+                (new_id, body, self.clock(), lang),
             )
         return new_id
+
+    def _fits(self, new_id: str, body: str) -> bool:
+        if self.max_bytes is None or self.exists(new_id):
+            return True
+        return self.used_bytes() + len(body.encode("utf-8")) <= self.max_bytes
+
+    def mark_opened(self, wanted: str) -> None:
+        """Record that a run was opened from link `wanted` (first time, and last time to
+        within REOPEN_STAMP_SECONDS): an opened link is never expired."""
+        if not is_link_id(wanted):
+            return
+        now = self.clock()
+        with self.connection as connection:
+            connection.execute(
+                "UPDATE share_links SET opened_at = COALESCE(opened_at, ?), last_opened_at = ? "
+                "WHERE id = ? AND (last_opened_at IS NULL OR last_opened_at < ?)",
+                (now, now, wanted, now - REOPEN_STAMP_SECONDS),
+            )
+
+    def sweep(self, *, force: bool = False) -> int:
+        """Delete links never opened and older than `unopened_seconds` (one batch); at most
+        once per `sweep_seconds` unless `force`. Returns how many were deleted."""
+        if self.unopened_seconds is None:
+            return 0
+        now = self.clock()
+        with self._sweep_lock:
+            if not force and now < self._next_sweep:
+                return 0
+            self._next_sweep = now + self.sweep_seconds
+        with self.connection as connection:
+            deleted = connection.execute(
+                "DELETE FROM share_links WHERE id IN (SELECT id FROM share_links "
+                "WHERE opened_at IS NULL AND created_at < ? ORDER BY created_at LIMIT ?)",
+                (now - self.unopened_seconds, SWEEP_BATCH),
+            ).rowcount
+        if deleted:
+            log.info("expired %d share links never opened", deleted)
+        return int(deleted)
+
+    # -- reading ----------------------------------------------------------------------------
 
     def get(self, wanted: str) -> dict[str, Any] | None:
         if not is_link_id(wanted):
@@ -123,6 +214,27 @@ class ShareStore:
             link["lang"] = row[1]
         return link
 
+    def exists(self, wanted: str) -> bool:
+        return (
+            self.connection.execute("SELECT 1 FROM share_links WHERE id = ?", (wanted,)).fetchone()
+            is not None
+        )
+
+    def opened(self, wanted: str) -> tuple[float | None, float | None]:
+        """(first, last) time a run was opened from the link; (None, None) if never."""
+        row = self.connection.execute(
+            "SELECT opened_at, last_opened_at FROM share_links WHERE id = ?", (wanted,)
+        ).fetchone()
+        return (row[0], row[1]) if row else (None, None)
+
+    def used_bytes(self) -> int:
+        """Bytes of the database's pages in use (freed pages, reused by SQLite, excluded)."""
+        connection = self.connection
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        free = connection.execute("PRAGMA freelist_count").fetchone()[0]
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+        return int((pages - free) * size)
+
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)
         if connection is not None:
@@ -136,7 +248,15 @@ def database_path(app: Flask) -> Path:
 
 
 def init_app(app: Flask) -> ShareStore:
-    store = ShareStore(database_path(app))
+    config = app.config
+    max_bytes = config.get("SHARE_DB_MAX_BYTES")
+    unopened_days = config.get("SHARE_UNOPENED_DAYS")
+    store = ShareStore(
+        database_path(app),
+        max_bytes=int(max_bytes) if max_bytes else None,
+        unopened_seconds=float(unopened_days) * 86400 if unopened_days else None,
+    )
+    store.sweep()  # a first sweep at start-up
     app.extensions["playground.share_store"] = store
     return store
 

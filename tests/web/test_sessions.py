@@ -213,9 +213,11 @@ def test_views_of_a_deleted_pod_are_empty(sim: FakeSimulation) -> None:
     assert snapshot["views"]["yaml"] == ""
 
 
-def test_the_session_limit_is_refused(manager: SessionManager) -> None:
-    for _ in range(3):
-        manager.create(FakeSimulation.from_scenario(parse_scenario(POD)))
+def test_the_session_limit_is_refused_when_every_session_has_a_tab(
+    manager: SessionManager,
+) -> None:
+    for i in range(3):
+        manager.create(FakeSimulation.from_scenario(parse_scenario(POD)), tab=f"tab-{i}")
     with pytest.raises(TooManySessions):
         manager.create(FakeSimulation.from_scenario(parse_scenario(POD)))
 
@@ -224,6 +226,7 @@ def test_idle_sessions_are_freed_after_the_idle_time(
     manager: SessionManager, sim: FakeSimulation
 ) -> None:
     session = joined(manager, sim)
+    session.used = True  # (one nobody used goes sooner: tests/web/test_capacity.py)
     scheduler = Scheduler(manager)
     scheduler.tick(0.0)
     manager.detach("tab-1")

@@ -149,7 +149,7 @@ def test_posting_too_fast_gives_429(tmp_path: Path) -> None:
             "SHARE_POSTS_PER_MINUTE": 3,
         }
     )
-    app.extensions["playground.share_limiter"].clock = lambda: 0.0  # frozen time
+    app.extensions["playground.share_limits"].per_client.clock = lambda: 0.0  # frozen time
     http = app.test_client()
     codes = [share(http, {"yaml": POD, "at": i}).status_code for i in range(5)]
     assert codes == [201, 201, 201, 429, 429]

@@ -42,9 +42,18 @@ def text(payload: dict[str, Any], field: str, *, limit: int = MAX_SHORT_TEXT) ->
         raise PayloadProblem("missing", field=field)
     if not isinstance(value, str):
         raise PayloadProblem("not_string", field=field)
-    if len(value.encode("utf-8")) > limit:
+    if utf8_size(value, field) > limit:
         raise PayloadProblem("too_long", field=field)
     return value
+
+
+def utf8_size(value: str, field: str) -> int:
+    """Bytes of `value` in UTF-8; a lone surrogate (JSON allows "\\ud800", Unicode does
+    not) is refused as `not_unicode`."""
+    try:
+        return len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise PayloadProblem("not_unicode", field=field[:MAX_SHORT_TEXT]) from None
 
 
 def number(payload: dict[str, Any], field: str) -> float:
@@ -72,6 +81,7 @@ def check_action(value: Any, *, yaml_limit: int, timed: bool) -> dict[str, Any]:
     for key, item in action.items():
         if not isinstance(key, str) or len(key) > MAX_SHORT_TEXT:
             raise PayloadProblem("unknown_field", field=str(key)[:MAX_SHORT_TEXT])
+        utf8_size(key, "action")  # a lone surrogate in a field name
         if isinstance(item, str):
             text(action, key, limit=yaml_limit if key == "yaml" else MAX_SHORT_TEXT)
         elif isinstance(item, float) and not math.isfinite(item):

@@ -11,14 +11,18 @@ them; acting anywhere discards that old future.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
 from typing import Any
 
+from webapp.sessions.budget import CpuBudget
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
+
+log = logging.getLogger(__name__)
 
 # A paced tick waits at least this long after the session's previous message: at most ten
 # a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
@@ -39,14 +43,24 @@ class Session:
         seed: int = 0,
         view_refresh_seconds: float = 1.0,
         session_id: str | None = None,
+        cpu: CpuBudget | None = None,
     ) -> None:
         self.id = session_id or new_session_id()
         self.lock = threading.RLock()
         self.seed = seed
         self.clock = SessionClock(end=end)
         self.seq = 0
-        self.tabs: set[str] = set()  # Socket.IO sids currently joined
+        # Socket.IO sids currently joined. Replaced, never mutated, and only under the
+        # manager's lock, so the scheduler and the reaper read it without the session lock.
+        self.tabs: frozenset[str] = frozenset()
         self.idle_since: float | None = None  # scheduler wall time when the last tab left
+        self.client = ""  # the address that created it (per-client limits)
+        self.used = False  # set by the first command that plays, steps, seeks, acts or applies
+        self.left_at = 0.0  # manager clock when it was created or its last tab left
+        # CPU time this session may still spend (commands and pacing); unlimited if None.
+        self.cpu = cpu if cpu is not None else CpuBudget(rate=1.0, burst=float("inf"))
+        # CPU time all sessions of its client may still spend on commands (shared), if any.
+        self.client_cpu: CpuBudget | None = None
         self._view_refresh_seconds = view_refresh_seconds
         self._install(sim, future=[])
 
@@ -82,7 +96,14 @@ class Session:
         while self.future and self.future[0]["at"] <= t:
             action = self.future.pop(0)
             self._advance_to(action["at"])
-            self.sim.act({k: v for k, v in action.items() if k != "at"})
+            try:
+                self.sim.act({k: v for k, v in action.items() if k != "at"})
+            except Exception as error:
+                if not isinstance(getattr(error, "code", None), str):
+                    raise
+                # Refused now (a link stored before links were checked): the run goes on
+                # without it rather than stopping; the action is dropped from the timeline.
+                log.info("a kept future action was refused (%s); dropped", error.code)
         self._advance_to(t)
         if self.sim.now >= self.clock.end and self.clock.playing:
             self.clock.pause()

@@ -1,0 +1,65 @@
+"""Registering handlers with Socket.IO behind the checks every event shares.
+
+A handler is `fn(rt, sid, payload)`. `guarded` gives it exactly one JSON object as
+`payload`, counts the event against the tab's rate limit, and turns every refusal into an
+`error` event in the tab's language; an unexpected exception is logged and answered with
+`internal_error`, never let out of the handler.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flask import request
+from flask_socketio import SocketIO
+
+from webapp.realtime.state import Realtime, Refusal, refusal_for
+from webapp.sessions import PayloadProblem
+from webapp.sessions import payloads as check
+
+log = logging.getLogger("webapp.realtime")
+
+Handler = Callable[[Realtime, str, dict[str, Any]], None]
+
+
+def current_sid() -> str:
+    sid: str = request.sid  # type: ignore[attr-defined]
+    return sid
+
+
+def guarded(rt: Realtime, event: str, fn: Handler, *, limited: bool) -> Callable[..., None]:
+    def on_event(*args: Any) -> None:
+        sid = current_sid()
+        try:
+            if len(args) != 1:
+                raise PayloadProblem("arguments")
+            payload = check.require_object(args[0])
+            if limited and not rt.limiter.allow(sid):
+                raise Refusal("rate_limited", limit=int(rt.limiter.rate))
+            fn(rt, sid, payload)
+        except PayloadProblem as problem:
+            rt.refuse(sid, refusal_for(problem))
+        except Refusal as refusal:
+            rt.refuse(sid, refusal)
+        except Exception:
+            log.exception("%s handler failed", event)
+            rt.refuse(sid, Refusal("internal_error"))
+
+    on_event.__name__ = f"on_{event}"
+    return on_event
+
+
+def register(
+    socketio: SocketIO,
+    rt: Realtime,
+    events: Mapping[str, tuple[Handler, bool]],
+    *,
+    connect: Callable[[Realtime, str], None],
+    disconnect: Callable[[Realtime, str], None],
+) -> None:
+    socketio.on("connect")(lambda *_: connect(rt, current_sid()))
+    socketio.on("disconnect")(lambda *_: disconnect(rt, current_sid()))
+    for event, (fn, limited) in events.items():
+        socketio.on(event)(guarded(rt, event, fn, limited=limited))

@@ -1,0 +1,118 @@
+"""`join {session? | yaml? | scenario? | share?, lang?}`: attach a tab to a session (an
+existing one by id, or a new one from text, a built-in name or a share link) and send it a
+snapshot."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import current_app
+from flask_socketio import join_room, leave_room
+
+from webapp import shares, storage
+from webapp.clients import current_client
+from webapp.realtime.state import (
+    Realtime,
+    Refusal,
+    engine_class,
+    language,
+    parse,
+    scenario_text,
+)
+from webapp.sessions import (
+    PayloadProblem,
+    Session,
+    SessionGone,
+    TooManyForClient,
+    TooManySessions,
+)
+from webapp.sessions import payloads as check
+
+SOURCES = ("session", "yaml", "scenario", "share")
+
+
+def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+    check.only_fields(payload, [*SOURCES, "lang"])
+    if "lang" in payload:
+        rt.languages[sid] = language(payload)
+    sources = [k for k in SOURCES if k in payload]
+    if len(sources) > 1:
+        raise PayloadProblem("one_source")
+    started = time.thread_time()
+    previous = rt.manager.session_of(sid)  # only this tab's own handlers change it
+    if sources == ["session"]:
+        session = rt.manager.get(check.text(payload, "session"))
+        if session is None:
+            raise Refusal("unknown_session")
+        try:
+            rt.manager.attach(sid, session)
+        except SessionGone:
+            raise Refusal("unknown_session") from None
+    else:
+        client = current_client()
+        if not rt.creations.allow(client):
+            raise Refusal("new_sessions_rate_limited", limit=int(rt.creations.burst))
+        session = new_session(rt, sid, payload, sources[0] if sources else None, client)
+    # Building a session (parsing, replaying a share) is charged to it; re-joining is never
+    # refused for CPU (a tab repairing a gap must get its snapshot), only charged.
+    used = time.thread_time() - started
+    for budget in (session.cpu, session.client_cpu):
+        if budget is not None:
+            budget.charge(used)
+    if previous is not None and previous is not session:
+        leave_room(previous.room, sid=sid)
+    with rt.working(session, refusable=False), session.lock:
+        join_room(session.room, sid=sid)
+        rt.send_snapshot(session, to_room=False, sid=sid)
+    if rt.run_scheduler:
+        rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
+
+
+def new_session(
+    rt: Realtime, sid: str, payload: dict[str, Any], source: str | None, client: str
+) -> Session:
+    """A session from text, a share link or a built-in, joined by tab `sid`."""
+    engine = engine_class()
+    future: list[dict[str, Any]] = []
+    if source == "yaml":
+        sim = engine.from_scenario(parse(scenario_text(rt, payload)), seed=0)
+    elif source == "share":
+        store = storage.store_of(current_app)
+        link_id = check.text(payload, "share")
+        link = store.get(link_id)
+        if link is None:
+            raise Refusal("share_not_found")
+        scenario = parse(link["yaml"])
+        try:
+            # Never past the horizon, and a link stored before links were checked fails
+            # with the action that breaks it, not an internal error.
+            sim, future = shares.open_link(engine, scenario, link, end=rt.manager.end_seconds)
+        except PayloadProblem as problem:
+            raise Refusal("share_unopenable", problem=(problem.code, problem.params)) from None
+        except shares.LinkBroken as broken:
+            raise Refusal(
+                "share_broken",
+                index=broken.index,
+                action=str(broken.action.get("action", "")),
+                at=f"{broken.action['at']:g}",
+                action_refusal=(broken.code, broken.reason, broken.params),
+            ) from None
+        store.mark_opened(link_id)
+    else:
+        name = check.text(payload, "scenario") if source == "scenario" else None
+        scenario = rt.catalog.get(name) if name else default_scenario(rt)
+        if scenario is None:
+            raise Refusal("unknown_scenario", name=name or "")
+        sim = engine.from_scenario(scenario, seed=0)
+    try:
+        return rt.manager.create(sim, future, client=client, tab=sid)
+    except TooManyForClient as error:
+        raise Refusal("client_session_limit", limit=error.limit) from None
+    except TooManySessions as error:
+        raise Refusal("too_many_sessions", limit=error.limit) from None
+
+
+def default_scenario(rt: Realtime) -> Any:
+    names = rt.catalog.names()
+    return rt.catalog.get("plain-pod" if "plain-pod" in names else (names or [""])[0])

@@ -1,0 +1,133 @@
+"""Every server -> client message leaves through the outbox, which keeps a slow or silent
+tab from growing the server's memory.
+
+outbox.emit("tick", payload, to=room)   # to every tab in the room that keeps up
+outbox.lagging                          # {sid: when it fell behind}
+outbox.sweep()                          # hang up tabs lagging past the hard bound or time
+
+A tab *lags* when its connection's outgoing queue holds more than `soft_bytes` (the queue
+is engine.io's, metered by `transport.MeteredQueue`). From then on nothing is queued for
+it: no ticks, no snapshots, no errors. Once its queue has drained, the realtime layer sends
+it one fresh snapshot of its session (`Realtime.tend`), so it gets the latest state, not
+every tick it missed (the page takes a snapshot at any time). A tab lagging for longer than
+`lag_seconds`, or whose queue holds more than `hard_bytes`, is hung up
+(`transport.hang_up`), which also frees everything queued for it.
+
+Nothing here blocks: emitting only puts packets in queues, and the checks read counters.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from flask_socketio import SocketIO
+
+from webapp.realtime import transport
+
+log = logging.getLogger("webapp.realtime")
+
+NAMESPACE = "/"
+
+
+class Outbox:
+    def __init__(
+        self,
+        socketio: SocketIO,
+        *,
+        soft_bytes: int,
+        hard_bytes: int,
+        lag_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.socketio = socketio
+        self.soft_bytes = soft_bytes
+        self.hard_bytes = hard_bytes
+        self.lag_seconds = lag_seconds
+        self.clock = clock
+        self.lagging: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    # -- reading the transport --------------------------------------------------------------
+
+    @property
+    def _server(self) -> Any:
+        return self.socketio.server
+
+    def _eio_sid(self, sid: str) -> str | None:
+        try:
+            eio_sid: str | None = self._server.manager.eio_sid_from_sid(sid, NAMESPACE)
+        except (KeyError, AttributeError):
+            return None
+        return eio_sid
+
+    def backlog(self, sid: str) -> int:
+        """Bytes queued for tab `sid` and not yet taken by its writer."""
+        return transport.queued_bytes(self._server.eio, self._eio_sid(sid))
+
+    def connected(self, sid: str) -> bool:
+        return transport.eio_socket(self._server.eio, self._eio_sid(sid)) is not None
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def emit(self, event: str, payload: Any, to: str, *, skip: Iterable[str] = ()) -> None:
+        """Send `event` to room (or tab) `to`, leaving out lagging tabs and `skip`."""
+        skipped = set(skip)
+        recipients = 0
+        server = self._server
+        for sid, eio_sid in list(server.manager.get_participants(NAMESPACE, to)):
+            if sid in skipped:
+                continue
+            if sid in self.lagging:
+                skipped.add(sid)
+            elif transport.queued_bytes(server.eio, eio_sid) > self.soft_bytes:
+                self.fall_behind(sid)
+                skipped.add(sid)
+            else:
+                recipients += 1
+        if recipients:
+            self.socketio.emit(event, payload, to=to, skip_sid=list(skipped) or None)
+
+    # -- lagging tabs -----------------------------------------------------------------------
+
+    def fall_behind(self, sid: str) -> None:
+        with self._lock:
+            if sid not in self.lagging:
+                self.lagging[sid] = self.clock()
+                log.info("a tab stopped reading; holding its updates until it catches up")
+
+    def caught_up(self, sid: str) -> bool:
+        """True (and no longer lagging) if tab `sid` lags and its queue has drained."""
+        if sid not in self.lagging or self.backlog(sid) > 0:
+            return False
+        with self._lock:
+            return self.lagging.pop(sid, None) is not None
+
+    def forget(self, sid: str) -> None:
+        with self._lock:
+            self.lagging.pop(sid, None)
+
+    def sweep(self) -> list[str]:
+        """Hang up tabs lagging past `lag_seconds` or `hard_bytes`; returns their sids."""
+        now = self.clock()
+        hung_up = []
+        for sid, since in list(self.lagging.items()):
+            eio_sid = self._eio_sid(sid)
+            if transport.eio_socket(self._server.eio, eio_sid) is None:
+                self.forget(sid)  # gone by itself
+                continue
+            queued = transport.queued_bytes(self._server.eio, eio_sid)
+            if now - since >= self.lag_seconds or queued > self.hard_bytes:
+                log.info("hanging up a tab that has not read its updates for %.0f s", now - since)
+                self.forget(sid)
+                transport.hang_up(self._server.eio, eio_sid)
+                hung_up.append(sid)
+        return hung_up
+
+    def release(self, sid: str) -> None:
+        """Tab `sid` disconnected: forget it, and close a WebSocket left open under it."""
+        self.forget(sid)
+        transport.release(self._server.eio, self._eio_sid(sid))
