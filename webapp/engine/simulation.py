@@ -24,6 +24,11 @@ from webapp.engine.apiserver.defaults import (
     apply_pod_defaults,
     pod_qos_class,
 )
+from webapp.engine.apiserver.deletion import (
+    before_delete,
+    before_delete_again,
+    check_graceful_delete,
+)
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
@@ -39,10 +44,14 @@ from webapp.engine.kubelet.termination import effective_grace_seconds
 
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
+# The user's action log is at most this long (as a share link's): replaying it stays cheap.
+MAX_ACTIONS = 1000
 
 
 class Simulation:
     """A deterministic run of one scenario. See docs/internals.md for the API."""
+
+    max_actions = MAX_ACTIONS
 
     def __init__(self, scenario: Any, seed: int = 0) -> None:
         self.scenario = scenario
@@ -71,6 +80,7 @@ class Simulation:
         self.scheduled_condition: dict | None = None
         self.deletion_ms: int | None = None
         self.deletion_grace_seconds: int | None = None
+        self.deletion_timestamp_ms: int | None = None
         self.pod_removed = False
         self.start_time_ms: int | None = None
         self._kubelet_status: dict | None = None
@@ -200,7 +210,12 @@ class Simulation:
     # -- actions ------------------------------------------------------------------------
 
     def act(self, action: dict) -> None:
-        """Apply a user action now; ActionError (not logged) when it is invalid."""
+        """Apply a user action now; ActionError (not logged) when it is invalid. A refused
+        action changes nothing: every check runs before the first change."""
+        if len(self.actions) >= self.max_actions:
+            raise ActionError("too_many_actions", {"limit": self.max_actions},
+                              f"This run already has {self.max_actions} actions; "
+                              "start it again to act further.")  # fmt: skip
         checked = validate_action(self, action)
         perform_action(self, checked)
         self.actions.append({"at": self.now, **action})
@@ -288,7 +303,7 @@ class Simulation:
     def runtime_exit(self, instance: ContainerInstance) -> None:
         """The runtime saw a process end: record signals and the exit itself."""
         obj = f"Container/{instance.name}"
-        if instance.signal == "SIGKILL":
+        if instance.signal == "SIGKILL" and instance.sigterm_ms is not None:
             self.transition("sigkill", obj, "signal", "SIGTERM", "SIGKILL",
                             "Grace period over: SIGKILL", container=instance.name)  # fmt: skip
         self.transition(
@@ -354,17 +369,21 @@ class Simulation:
     def delete_pod(
         self, grace_seconds: int | None, *, force: bool = False, cause: str = ""
     ) -> None:
-        """``CheckGracefulDelete`` and the registry: deletionTimestamp, or removal at once."""
+        """``CheckGracefulDelete`` and ``BeforeDelete``: deletionTimestamp, or removal at once
+        (the Go arithmetic and its int64 wrap-around are in :mod:`apiserver.deletion`)."""
         if self.deletion_ms is not None:
             self._delete_again(grace_seconds, cause)
             return
-        spec_grace = int(self.pod_spec.get("terminationGracePeriodSeconds", 30))
-        grace = spec_grace if grace_seconds is None else max(0, int(grace_seconds))
         phase = (self._pod or {}).get("status", {}).get("phase")
-        if self.node_name is None or phase in (SUCCEEDED, FAILED):
-            grace = 0
+        grace = check_graceful_delete(
+            grace_seconds,
+            self.pod_spec.get("terminationGracePeriodSeconds", 30),
+            scheduled=self.node_name is not None,
+            terminal=phase in (SUCCEEDED, FAILED),
+        )
         self.deletion_grace_seconds = grace
         self.deletion_ms = self.clock.now_ms
+        self.deletion_timestamp_ms = before_delete(self.clock.now_ms, grace)
         self.mark_dirty()
         if grace == 0:
             self._flush()
@@ -385,6 +404,9 @@ class Simulation:
             return  # graceful deletion is pending: nothing changes
         grace = max(0, int(grace_seconds))
         self.deletion_grace_seconds = grace
+        self.deletion_timestamp_ms = before_delete_again(
+            self.deletion_timestamp_ms or 0, current, grace
+        )
         self.mark_dirty()
         self._flush()
         self.transition("grace", self.pod_object, "metadata.deletionGracePeriodSeconds",
@@ -442,9 +464,7 @@ class Simulation:
         metadata["resourceVersion"] = str(self._resource_version)
         metadata["creationTimestamp"] = rfc3339(0)
         if self.deletion_ms is not None:
-            metadata["deletionTimestamp"] = rfc3339(
-                self.deletion_ms + self.deletion_grace_seconds * 1000
-            )
+            metadata["deletionTimestamp"] = rfc3339(self.deletion_timestamp_ms or 0)
             metadata["deletionGracePeriodSeconds"] = self.deletion_grace_seconds
         metadata = dict(sorted(metadata.items()))
         return {

@@ -84,16 +84,45 @@ class Process:
 
 def all_of(signals: list[Signal]) -> Signal:
     """A signal that fires once every signal in ``signals`` has fired."""
-    combined = Signal()
-    remaining = [len(signals)]
+    return _AllOf(signals).combined
 
-    def one_done() -> None:
-        remaining[0] -= 1
-        if remaining[0] == 0:
-            combined.fire()
 
-    if not signals:
-        combined.fire()
-    for signal in signals:
-        signal.wait(one_done)
-    return combined
+def first_of(clock: Clock, signal: Signal, timeout_ms: int) -> Signal:
+    """A signal that fires when ``signal`` fires or ``timeout_ms`` have passed, whichever is
+    first (Go's ``select`` over a channel and ``time.After``)."""
+    return _FirstOf(clock, signal, timeout_ms).combined
+
+
+class _AllOf:
+    """The waiter behind :func:`all_of` (an object, not a closure, so a checkpoint's deep
+    copy copies it with everything it refers to)."""
+
+    __slots__ = ("combined", "remaining")
+
+    def __init__(self, signals: list[Signal]) -> None:
+        self.combined = Signal()
+        self.remaining = len(signals)
+        if not signals:
+            self.combined.fire()
+        for signal in signals:
+            signal.wait(self.one_done)
+
+    def one_done(self) -> None:
+        self.remaining -= 1
+        if self.remaining == 0:
+            self.combined.fire()
+
+
+class _FirstOf:
+    """The waiter behind :func:`first_of`."""
+
+    __slots__ = ("combined", "timer")
+
+    def __init__(self, clock: Clock, signal: Signal, timeout_ms: int) -> None:
+        self.combined = Signal()
+        self.timer = clock.after(timeout_ms, self.combined.fire, NORMAL)
+        signal.wait(self.fired)
+
+    def fired(self) -> None:
+        self.timer.cancel()
+        self.combined.fire()

@@ -57,7 +57,11 @@ from webapp.engine.kubelet.status import (
     POD_INITIALIZING,
     convert_to_api_container_status,
 )
-from webapp.engine.kubelet.termination import kill_container, minimum_grace_ms
+from webapp.engine.kubelet.termination import (
+    kill_container,
+    kill_failure_message,
+    minimum_grace_ms,
+)
 
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
@@ -338,7 +342,8 @@ class Kubelet:
             return
         if not self.sandbox_ready:
             yield from self._create_sandbox()
-        yield from self._kill_unhealthy_containers()
+        if not (yield from self._kill_unhealthy_containers()):
+            return
         wakes: list[int] = []
         init_state = yield from self._sync_init_containers(wakes)
         if init_state == "failed":
@@ -405,7 +410,16 @@ class Kubelet:
             record.kill_message = record.kill_grace_s = None
             if instance is not None and instance.running:
                 step = "startupProbe" if "startup" in message else "liveness"
-                yield from kill_container(self, record, instance, message, grace, step=step)
+                stopped = yield from kill_container(
+                    self, record, instance, message, grace, step=step
+                )
+                if not stopped:
+                    # SyncPod returns on a failed kill (no event: the runtime's error is
+                    # only logged); the pod worker retries, and the next sync kills again.
+                    record.kill_message, record.kill_grace_s = message, grace
+                    self.request_sync(SYNC_ERROR_RETRY_MS)
+                    return False
+        return True
 
     def _sync_init_containers(self, wakes: list[int]) -> Iterator:
         """computeInitContainerActions: one regular init container at a time; sidecars.
@@ -626,7 +640,8 @@ class Kubelet:
         """KillPod when nothing is left to run: stop sidecars, then the Pod is terminal."""
         grace = self.probe_kill_grace_seconds(None)
         running = [r for r in self.records if r.newest is not None and r.newest.running]
-        yield from self._kill_all(running, grace)
+        if not (yield from self._kill_all(running, grace)):
+            return
         self._become_terminal()
 
     def _kill_all(
@@ -656,6 +671,18 @@ class Kubelet:
             )
         yield all_of([p.done for p in processes])
         self.kills = []
+        failed = [r.name for r, p in zip(regular + sidecars, processes, strict=True)
+                  if p.done.value is False]  # fmt: skip
+        if failed:
+            # killPodWithSyncResult's aggregate error; the pod worker retries the sync.
+            texts = [kill_failure_message(name) for name in failed]
+            detail = texts[0] if len(texts) == 1 else (
+                "error killing pod: [" + ", ".join(t.removeprefix("error killing pod: ")
+                                                  for t in texts) + "]")  # fmt: skip
+            self.event(None, WARNING, "FailedKillPod", detail)
+            self.request_sync(SYNC_ERROR_RETRY_MS)
+            return False
+        return True
 
     def _sync_terminating_pod(self) -> Iterator:
         """``SyncTerminatingPod``: stop every container within the grace period."""
@@ -671,8 +698,8 @@ class Kubelet:
             )
         sim.transition("grace", sim.pod_object, "gracePeriod", previous, grace, cause, stage=5)
         running = [r for r in self.records if r.newest is not None and r.newest.running]
-        if running:
-            yield from self._kill_all(running, grace)
+        if running and not (yield from self._kill_all(running, grace)):
+            return
         self._become_terminal()
         sim.kubelet_finished_pod()
 

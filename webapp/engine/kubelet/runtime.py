@@ -36,6 +36,7 @@ class ContainerInstance:
     exit_code: int | None = None
     reason: str = ""
     signal: str | None = None  # the last signal the runtime sent: SIGTERM or SIGKILL
+    sigterm_ms: int | None = None  # when the stop signal (SIGTERM) was sent, if it was
     exited: Signal = field(default_factory=Signal)
     timers: list[Timer] = field(default_factory=list)
 
@@ -103,8 +104,15 @@ class Runtime:
             self._later(instance, OOM_AFTER_START_MS, lambda: self.oom(instance))
 
     def stop(self, instance: ContainerInstance, timeout_ms: int) -> None:
-        """``StopContainer(timeout)``: SIGTERM now, SIGKILL when the timeout runs out."""
+        """``StopContainer(timeout)``: SIGTERM now, SIGKILL when the timeout runs out.
+
+        containerd sends the stop signal only ``if timeout > 0`` (criService.stopContainer);
+        a timeout of zero or less (a grace that wrapped around, see
+        :func:`apiserver.deletion.go_seconds_ns`) is SIGKILL at once."""
         if not instance.running:
+            return
+        if timeout_ms <= 0:
+            self._later(instance, 0, lambda: self.sigkill(instance))
             return
         if instance.signal is not None:
             # A second StopContainer (a shorter grace): SIGTERM again, which the process
@@ -112,6 +120,7 @@ class Runtime:
             self._later(instance, timeout_ms, lambda: self.sigkill(instance))
             return
         instance.signal = "SIGTERM"
+        instance.sigterm_ms = self.clock.now_ms
         behaviour = self.behaviours.get(instance.name) or {}
         if not behaviour.get("ignoreSigterm"):
             sigterm_ms = round(float(behaviour.get("sigtermSeconds") or 0) * 1000)
