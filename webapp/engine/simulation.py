@@ -9,6 +9,7 @@ become transitions (see docs/internals.md).
 
 from __future__ import annotations
 
+import math
 import random
 import uuid
 from datetime import datetime
@@ -41,6 +42,8 @@ from webapp.engine.kubelet.phase import FAILED, SUCCEEDED, pod_phase
 from webapp.engine.kubelet.runtime import ContainerInstance
 from webapp.engine.kubelet.status import api_container_status, probe_started_ready
 from webapp.engine.kubelet.termination import effective_grace_seconds
+from webapp.manifest import DEFAULT_HORIZON_SECONDS, ScenarioError, parse_scenario
+from webapp.manifest.errors import located_error
 
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
@@ -53,7 +56,10 @@ class Simulation:
 
     max_actions = MAX_ACTIONS
 
-    def __init__(self, scenario: Any, seed: int = 0) -> None:
+    def __init__(
+        self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> None:
+        self.horizon_ms = _checked_horizon(scenario, horizon)
         self.scenario = scenario
         self.seed = seed
         self.rng = random.Random(seed)
@@ -94,20 +100,30 @@ class Simulation:
     # -- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_yaml(cls, text: str, seed: int = 0) -> Simulation:
-        from webapp.manifest import parse_scenario
-
-        return cls(parse_scenario(text), seed=seed)
-
-    @classmethod
-    def from_scenario(cls, scenario: Any, seed: int = 0) -> Simulation:
-        return cls(scenario, seed=seed)
+    def from_yaml(
+        cls, text: str, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> Simulation:
+        return cls(parse_scenario(text, horizon=horizon), seed=seed, horizon=horizon)
 
     @classmethod
-    def replay(cls, scenario: Any, actions: list[dict], until: float, seed: int = 0) -> Simulation:
-        """Rebuild by re-running from t=0, applying each logged action at its time."""
-        sim = cls(scenario, seed=seed)
-        until_ms = to_ms(until)
+    def from_scenario(
+        cls, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> Simulation:
+        return cls(scenario, seed=seed, horizon=horizon)
+
+    @classmethod
+    def replay(
+        cls,
+        scenario: Any,
+        actions: list[dict],
+        until: float,
+        seed: int = 0,
+        horizon: float = DEFAULT_HORIZON_SECONDS,
+    ) -> Simulation:
+        """Rebuild by re-running from t=0, applying each logged action at its time (never
+        past the horizon: later actions are not applied)."""
+        sim = cls(scenario, seed=seed, horizon=horizon)
+        until_ms = min(to_ms(until), sim.horizon_ms)
         for action in actions:
             at_ms = to_ms(action.get("at", 0))
             if at_ms > until_ms:
@@ -181,22 +197,31 @@ class Simulation:
         return wall_time(self.clock.now_ms if t is None else to_ms(t))
 
     def advance(self, seconds: float) -> None:
-        """Run every event due up to now + ``seconds``."""
+        """Run every event due up to now + ``seconds`` (at most up to the horizon)."""
         self._run_until(self.clock.now_ms + to_ms(seconds))
 
     def next_event_time(self) -> float | None:
+        """Virtual second of the next queued event, None when nothing is queued before the
+        horizon."""
         next_ms = self.clock.peek()
-        return None if next_ms is None else next_ms / 1000
+        return None if next_ms is None or next_ms > self.horizon_ms else next_ms / 1000
 
     def step(self) -> bool:
-        """Advance to the next event time and run everything due then."""
+        """Advance to the next event time and run everything due then; False when nothing
+        is queued before the horizon."""
         next_ms = self.clock.peek()
-        if next_ms is None:
+        if next_ms is None or next_ms > self.horizon_ms:
             return False
         self._run_until(next_ms)
         return True
 
+    @property
+    def horizon(self) -> float:
+        """The last virtual second this run can reach: nothing runs after it."""
+        return self.horizon_ms / 1000
+
     def _run_until(self, until_ms: int) -> None:
+        until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
         while True:
             next_ms = clock.peek()
@@ -586,6 +611,23 @@ class Simulation:
 
     def update_services(self) -> None:
         self._update_endpoints(None if self.pod_removed else self._pod)
+
+
+def _checked_horizon(scenario: Any, horizon: float) -> int:
+    """The horizon in milliseconds; a scenario whose script or lesson reaches past it is a
+    located ScenarioError (found by checking its text against that horizon)."""
+    if not (isinstance(horizon, int | float) and math.isfinite(horizon) and horizon >= 0):
+        raise ValueError(f"the horizon must be a finite number of seconds >= 0, not {horizon!r}")
+    document = scenario.simulation
+    times = [step.get("at") for step in (document.get("script") or [])]
+    times += [step.get("at") for step in (document.get("lesson") or [])]
+    if any(t is not None and t > horizon for t in times):
+        parse_scenario(scenario.text, horizon=horizon)  # raises with every located error
+        raise ScenarioError(
+            [located_error(0, (), 1, 1, "beyond_horizon", {"value": max(t for t in times
+             if t is not None), "horizon": horizon})]
+        )  # fmt: skip
+    return to_ms(horizon)
 
 
 def _internal_ip(node: dict) -> str:
