@@ -60,7 +60,8 @@ export function mount(root) {
     const plot = width - left - Math.round(fs * 1.6);
     const x = (v) => left + (Math.max(model.start, Math.min(model.end, v)) / (model.end - model.start)) * plot;
     const sig = JSON.stringify([lang(), width, fs, model.end, Math.floor((model.now * 40) / model.end), model.lanes.map((l) => l.segments.map((g) => [g.from, g.state, g.reason, g.to === model.now])),
-      model.probes.length, model.events.map((e) => [e.t, e.count])]);
+      model.probes.length, model.probes.at(-1)?.until, model.probes.reduce((n, p) => n + p.count, 0),
+      model.events.map((e) => [e.t, e.count])]);
     geometry = { left, plot };
     svg.setAttribute("aria-valuemax", String(model.end));
     svg.setAttribute("aria-valuenow", String(state.now));
@@ -100,9 +101,10 @@ export function mount(root) {
     const py = model.lanes.length * laneH;
     svg.append(s("text", { class: "tl-label", x: 4, y: py + laneH * 0.7 }, t("timeline.probes")));
     for (const p of model.probes) {
-      const words = `${p.container ?? ""} ${t("timeline.probe", { probe: t(`probe.${p.probe}`), result: t(`result.${p.result}`), t: seconds(p.t) })}`;
+      const when = p.count > 1 ? `${seconds(p.t)}–${seconds(p.until)} ×${p.count}` : seconds(p.t);
+      const words = `${p.container ?? ""} ${t("timeline.probe", { probe: t(`probe.${p.probe}`), result: t(`result.${p.result}`), t: when })}`;
       svg.append(s("rect", { class: `tl-probe is-${p.result}`, x: x(p.t) - 1.5, y: py + 3 + (p.result === "failure" ? laneH / 3 : 0),
-        width: 3, height: (laneH - 6) * 0.66, dataset: { words } }, s("title", {}, words)));
+        width: Math.max(3, x(p.until) - x(p.t) + 3), height: (laneH - 6) * 0.66, dataset: { words } }, s("title", {}, words)));
     }
     const ey = py + laneH;
     svg.append(s("text", { class: "tl-label", x: 4, y: ey + laneH * 0.7 }, t("timeline.events")));

@@ -265,6 +265,21 @@ class Simulation:
     def nodes(self) -> list[dict]:
         return [state.obj for state in self.nodes_by_name.values()]
 
+    @property
+    def revision(self) -> int:
+        """A counter that moves whenever ``transitions`` changes: a new item or a longer run."""
+        return self._log.revision
+
+    def runs_extended_since(self, revision: int) -> list[dict]:
+        """The transitions whose ``repeat`` grew after ``revision`` (by seq)."""
+        items = self.transitions
+        changed = []
+        for seq, extended_at in reversed(self._log.extended.items()):
+            if extended_at <= revision:
+                break
+            changed.append(items[seq])
+        return sorted(changed, key=lambda item: item["seq"])
+
     def trace(self) -> dict:
         return {
             "pod": self.pod(),

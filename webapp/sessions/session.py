@@ -55,6 +55,7 @@ class Session:
         self.future = future
         self.cache = StateCache(sim, self._view_refresh_seconds)
         self._sent_transitions = 0
+        self._sent_revision = -1
         self._sent_now: float | None = None
         self._sent_clock: dict[str, object] | None = None
         self._sent_wall = float("-inf")
@@ -171,7 +172,7 @@ class Session:
         transitions = sim.transitions
         clock = self.clock.as_wire()
         if (
-            len(transitions) == self._sent_transitions
+            _revision(sim) == self._sent_revision
             and clock == self._sent_clock
             and sim.now == self._sent_now
         ):
@@ -180,6 +181,12 @@ class Session:
             return None
         self.cache.refresh(wall_now)
         fresh = transitions[self._sent_transitions :]
+        # Probe runs sent before that grew since: their seq and new `repeat` (internals.md).
+        runs = [
+            {"seq": item["seq"], "repeat": item["repeat"]}
+            for item in _runs_extended_since(sim, self._sent_revision)
+            if item["seq"] < self._sent_transitions
+        ]
         self.seq += 1
         self._mark_sent(wall_now if wall_now is not None else self._sent_wall)
         payload = {
@@ -187,12 +194,25 @@ class Session:
             "clock": clock,
             **self.cache.state(),
             "transitions": fresh,
+            "runs": runs,
             "sentAt": time.time(),  # wall time of the emit, for latency figures (bench/)
         }
         return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
 
     def _mark_sent(self, wall_now: float) -> None:
         self._sent_transitions = len(self.sim.transitions)
+        self._sent_revision = _revision(self.sim)
         self._sent_now = self.sim.now
         self._sent_clock = self.clock.as_wire()
         self._sent_wall = wall_now
+
+
+def _revision(sim: Any) -> int:
+    """The engine's transition revision (a new item or a longer probe run moves it)."""
+    revision = getattr(sim, "revision", None)
+    return len(sim.transitions) if revision is None else int(revision)
+
+
+def _runs_extended_since(sim: Any, revision: int) -> list[dict[str, Any]]:
+    extended = getattr(sim, "runs_extended_since", None)
+    return [] if extended is None or revision < 0 else extended(revision)
