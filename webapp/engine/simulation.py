@@ -34,11 +34,13 @@ from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaul
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
-from webapp.engine.core.transitions import TransitionLog, container_place
+from webapp.engine.core.transitions import STAGE_OF_STEP, TransitionLog, container_place
+from webapp.engine.kubelet.coasting import coast
 from webapp.engine.kubelet.conditions import mark_pod_not_ready, pod_conditions
 from webapp.engine.kubelet.images import ImageRegistry
 from webapp.engine.kubelet.kubelet import Kubelet
 from webapp.engine.kubelet.phase import FAILED, SUCCEEDED, pod_phase
+from webapp.engine.kubelet.probes import ProbeWorker
 from webapp.engine.kubelet.runtime import ContainerInstance
 from webapp.engine.kubelet.status import api_container_status, probe_started_ready
 from webapp.engine.kubelet.termination import effective_grace_seconds
@@ -55,6 +57,9 @@ class Simulation:
     """A deterministic run of one scenario. See docs/internals.md for the API."""
 
     max_actions = MAX_ACTIONS
+    # Steady probe ticks are done many at once (kubelet/coasting.py), with the same result as
+    # one by one; False runs every tick on its own (the tests compare both).
+    coasting = True
 
     def __init__(
         self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
@@ -223,10 +228,17 @@ class Simulation:
     def _run_until(self, until_ms: int) -> None:
         until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
+        tried = None
         while True:
             next_ms = clock.peek()
             if next_ms is None or next_ms > until_ms:
                 break
+            if self.coasting and next_ms != tried and self.kubelet is not None:
+                timer = clock.peek_timer()
+                if timer is not None and isinstance(timer.tag, ProbeWorker):
+                    tried = next_ms  # one try per instant: steady ticks are done at once
+                    if coast(self.kubelet, clock, until_ms):
+                        continue
             clock.step()
             if self._dirty:
                 self._flush()
@@ -296,15 +308,48 @@ class Simulation:
     def transition(self, step: str, obj: str, field: str, before: Any, after: Any, cause: str,
                    *, container: str | None = None, stage: int | None = None,
                    seconds: float | None = None) -> None:  # fmt: skip
-        deleting = self.deletion_ms is not None
-        if stage is None and container is not None and obj.startswith("Container/"):
-            stopping = self.kubelet is not None and self.kubelet.stopping
-            step, stage = container_place(step, self.container_kind(container),
-                                          deleting=deleting, stopping=stopping)  # fmt: skip
-        elif stage is None and deleting:
-            stage = 5
+        if stage is None:
+            step, stage = self._place(step, obj, container)
         self._log.record(self.clock.now_ms, step, obj, field, before, after, cause,
                          container=container, stage=stage, seconds=seconds)  # fmt: skip
+
+    def _place(self, step: str, obj: str, container: str | None) -> tuple[str, int | None]:
+        """(step, stage) of a transition whose stage the caller left to the Simulation."""
+        deleting = self.deletion_ms is not None
+        if container is not None and obj.startswith("Container/"):
+            stopping = self.kubelet is not None and self.kubelet.stopping
+            return container_place(step, self.container_kind(container),
+                                   deleting=deleting, stopping=stopping)  # fmt: skip
+        return step, (5 if deleting else None)
+
+    def run_continues(self, step: str, obj: str, field: str, result: str, cause: str,
+                      container: str, first_ms: int, period_ms: int) -> bool:  # fmt: skip
+        """Would the transition ``transition(step, obj, field, result, result, cause)`` at
+        ``first_ms`` only lengthen the open run of (obj, field), one period after its last?"""
+        run = self._log.run_of(obj, field)
+        if run is None or run[2] != period_ms or run[1] + period_ms != first_ms:
+            return False
+        step, stage = self._place(step, obj, container)
+        item = run[0]
+        stage = stage if stage is not None else STAGE_OF_STEP[step]
+        return (item["before"], item["after"], item["cause"], item["step"], item["stage"],
+                item["container"]) == (result, result, cause, step, stage, container)  # fmt: skip
+
+    def extend_run(self, obj: str, field: str, count: int, last_ms: int) -> None:
+        self._log.extend_run(obj, field, count, last_ms)
+
+    def pod_event_seen(self, event_type: str, reason: str, message: str, *, component: str,
+                       host: str = "", field_path: str = "") -> bool:  # fmt: skip
+        ref = ObjectReference("Pod", self.pod_name, self.namespace, self.uid, field_path=field_path)
+        return self.recorder.seen(ref, event_type, reason, message,
+                                  component=component, host=host) is not None  # fmt: skip
+
+    def pod_event_again(self, event_type: str, reason: str, message: str, count: int, ms: int,
+                        *, component: str, host: str = "", field_path: str = "") -> None:  # fmt: skip
+        ref = ObjectReference("Pod", self.pod_name, self.namespace, self.uid, field_path=field_path)
+        event = self.recorder.seen(ref, event_type, reason, message, component=component, host=host)
+        assert event is not None
+        self.recorder.again(event, count, ms)
 
     def container_kind(self, name: str) -> str:
         """The kind of a container of the Pod's spec: init, sidecar or app."""

@@ -48,6 +48,7 @@ from webapp.engine.kubelet.probes import (
     ProbeContext,
     ProbeSpec,
     ProbeWorker,
+    Repeats,
 )
 from webapp.engine.kubelet.record import ContainerRecord, health_from_behaviour
 from webapp.engine.kubelet.runtime import ContainerInstance, Runtime
@@ -149,22 +150,60 @@ class Kubelet:
 
     def _on_probe_run(self, worker: ProbeWorker, result: str, output: str) -> None:
         """``prober.go`` probe: a transition per run, Unhealthy on each failure."""
-        record, probe_type = worker.record, worker.probe_type
-        step = "startupProbe" if probe_type == "startup" else probe_type
+        step, obj, field, cause = self._probe_run_words(worker, result, output)
+        record = worker.record
         self.sim.transition(
-            step,
-            f"Container/{record.name}",
-            f"probe.{probe_type}",
-            worker.last_result or None,
-            result,
-            f"{probe_type.capitalize()} probe {'succeeded' if result == SUCCESS else 'failed'}"
-            + (f": {output.strip()}" if output.strip() else ""),
-            container=record.name,
+            step, obj, field, worker.last_result or None, result, cause, container=record.name
         )
         if result == FAILURE:
-            self.event(
-                record, WARNING, "Unhealthy", f"{probe_type.capitalize()} probe failed: {output}"
-            )
+            self.event(record, WARNING, "Unhealthy", _unhealthy_message(worker, output))
+
+    @staticmethod
+    def _probe_run_words(
+        worker: ProbeWorker, result: str, output: str
+    ) -> tuple[str, str, str, str]:
+        """(step, object, field, cause) of the transition a probe run records."""
+        probe_type = worker.probe_type
+        step = "startupProbe" if probe_type == "startup" else probe_type
+        cause = (
+            f"{probe_type.capitalize()} probe {'succeeded' if result == SUCCESS else 'failed'}"
+            + (f": {output.strip()}" if output.strip() else "")
+        )
+        return step, f"Container/{worker.record.name}", f"probe.{probe_type}", cause
+
+    # -- coasting: many steady probe ticks at once (docs/internals.md) --------------------
+
+    def probe_workers(self) -> list[ProbeWorker]:
+        return [w for record in self.records for w in record.probes.values() if not w.stopped]
+
+    def can_skip(self, worker: ProbeWorker, repeats: Repeats, first_ms: int) -> bool:
+        """Would ``repeats`` ticks from ``first_ms`` only lengthen the worker's transition run
+        (and its Unhealthy event's count)? Then :meth:`skip` may do them at once."""
+        if repeats.result is None:
+            return True
+        step, obj, field, cause = self._probe_run_words(worker, repeats.result, repeats.output)
+        record = worker.record
+        if not self.sim.run_continues(step, obj, field, repeats.result, cause, record.name,
+                                      first_ms, worker.spec.period_ms):  # fmt: skip
+            return False
+        if repeats.result == FAILURE:
+            message = _unhealthy_message(worker, repeats.output)
+            return self.sim.pod_event_seen(WARNING, "Unhealthy", message, component="kubelet",
+                                           host=self.node_name, field_path=record.field_path)  # fmt: skip
+        return True
+
+    def skip(self, worker: ProbeWorker, repeats: Repeats, last_ms: int) -> None:
+        """Do ``repeats`` ticks checked by :meth:`can_skip`, the last at ``last_ms``."""
+        worker.skip(repeats)
+        if repeats.result is None:
+            return
+        _, obj, field, _ = self._probe_run_words(worker, repeats.result, repeats.output)
+        self.sim.extend_run(obj, field, repeats.count, last_ms)
+        if repeats.result == FAILURE:
+            message = _unhealthy_message(worker, repeats.output)
+            self.sim.pod_event_again(WARNING, "Unhealthy", message, repeats.count, last_ms,
+                                     component="kubelet", host=self.node_name,
+                                     field_path=worker.record.field_path)  # fmt: skip
 
     def _on_probe_result(self, worker: ProbeWorker) -> None:
         """A stored result changed: status manager update, and a sync for the kubelet."""
@@ -712,3 +751,7 @@ class Kubelet:
 
     def minimum_grace_ms(self) -> int:
         return minimum_grace_ms()
+
+
+def _unhealthy_message(worker: ProbeWorker, output: str) -> str:
+    return f"{worker.probe_type.capitalize()} probe failed: {output}"
