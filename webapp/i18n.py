@@ -177,6 +177,10 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "en": "{field} is not valid Unicode text (it has a lone surrogate).",
         "zh": "{field} 不是有效的 Unicode 文本（含有孤立的代理项）。",
     },
+    "unknown_field": {
+        "en": "{action} has no field {field}.",
+        "zh": "{action} 没有 {field} 这个字段。",
+    },
     "too_many_actions": {
         "en": "This run already has {limit} actions; start it again to act further.",
         "zh": "这次运行已经有 {limit} 个操作了；请重新开始后再继续操作。",

@@ -78,6 +78,13 @@ REFUSED = [
         id="apply-nan",
     ),
     pytest.param({"action": "delete", "\ud800": 1}, "bad_text", id="surrogate-key"),
+    # FINDINGS E11: unknown fields are refused, not logged into replays and share links
+    pytest.param({"action": "node-down", "note": 10**300}, "unknown_field", id="unknown-field"),
+    pytest.param(
+        {"action": "delete", "force": True, "gracePeriodSeconds": 10**300},
+        "bad_grace",
+        id="force-huge-grace",
+    ),
 ]
 
 

@@ -217,3 +217,32 @@ def test_every_new_code_has_both_languages() -> None:
     for code in ("lone_surrogate", "not_finite", "number_too_long", "integer_range",
                  "maximum", "beyond_horizon", "too_many_items"):  # fmt: skip
         assert set(MESSAGES[code]) == {"en", "zh"}
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        pytest.param("a: !!int abc\n", (1, 4), id="int-abc"),
+        pytest.param("a: !!float abc\n", (1, 4), id="float-abc"),
+        pytest.param("a: !!bool maybe\n", (1, 4), id="bool-maybe"),
+        pytest.param("a: 1\nb: !!int 1.5\n", (2, 4), id="int-1.5"),
+    ],
+)
+def test_a_tag_on_a_value_it_does_not_fit_is_located(text: str, where: tuple) -> None:
+    """FINDINGS E2: PyYAML's constructors raise on these; the reader says where."""
+    errors = [e for e in errors_of(text) if e["code"] == "tag_mismatch"]
+    assert [(e["line"], e["column"]) for e in errors] == [where]
+
+
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
+def test_lines_are_counted_as_the_editor_counts_them(separator: str) -> None:
+    """FINDINGS E10: YAML ends lines at NEL, LS and PS too; the editor does not."""
+    text = f'a: "x{separator}y{separator}z"\nb: [\n'
+    error = errors_of(text)[0]
+    assert (error["code"], error["line"]) == ("yaml_syntax", 3)
+    value = errors_of(
+        pod_with(f'terminationGracePeriodSeconds: "x{separator}"\n  activeDeadlineSeconds: .nan')
+    )
+    assert [(e["code"], e["line"]) for e in value if e["code"] == "not_finite"] == [
+        ("not_finite", 7)
+    ]

@@ -29,6 +29,16 @@ if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+# The fields each action takes besides "action" (as a Simulation script step, minus "at").
+FIELDS = {
+    "delete": ("gracePeriodSeconds", "force"),
+    "set-probe": ("container", "probe", "healthy"),
+    "crash": ("container", "exitCode"),
+    "oom": ("container",),
+    "node-down": ("node",),
+    "node-up": ("node",),
+    "apply": ("yaml",),
+}
 
 
 class ActionError(Exception):
@@ -58,8 +68,13 @@ def validate_action(sim: Cluster, action: Any) -> dict:
                               f"{_printable(key)} is not valid Unicode text (a lone surrogate).")  # fmt: skip
     word = action["action"]
     if word not in ACTIONS:
-        raise ActionError("unknown_action", {"action": word},
-                          f"Unknown action {word!r}; expected one of {', '.join(ACTIONS)}.")  # fmt: skip
+        raise ActionError("unknown_action", {"action": _shown(word)},
+                          f"Unknown action {_shown(word)}; expected one of {', '.join(ACTIONS)}.")  # fmt: skip
+    for key in action:
+        if key != "action" and key not in FIELDS[word]:
+            raise ActionError("unknown_field", {"field": _shown(key), "action": word},
+                              f"{word} has no field {_shown(key)}; it takes "
+                              f"{', '.join(FIELDS[word]) or 'no fields'}.")  # fmt: skip
     _require_pod(sim)
     return _CHECKS[word](sim, dict(action))
 

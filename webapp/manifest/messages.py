@@ -65,6 +65,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "large",
         "zh": "数字 {value} 超过了 {limit} 位，没有任何字段接受这么大的数",
     },
+    "tag_mismatch": {
+        "en": "{value} is not a valid {tag} value; remove the tag or fix the value",
+        "zh": "{value} 不是有效的 {tag} 值：请删除这个标签或改正这个值",
+    },
     "empty": {
         "en": "the text is empty: write at least one document, such as a Pod",
         "zh": "文本是空的：请至少写一个文档，例如一个 Pod",

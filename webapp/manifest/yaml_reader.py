@@ -9,6 +9,8 @@ by path and duplicate keys are caught.
 
 from __future__ import annotations
 
+import bisect
+import contextvars
 import math
 import re
 from dataclasses import dataclass
@@ -51,7 +53,29 @@ class Mark:
 
     @classmethod
     def of(cls, mark: Any) -> Mark:
-        return cls(mark.line + 1, mark.column + 1)
+        """Where a YAML mark is, in the lines the editor shows (see :class:`Lines`)."""
+        lines = _LINES.get()
+        index = getattr(mark, "index", None)
+        if lines is None or index is None:
+            return cls(mark.line + 1, mark.column + 1)
+        return lines.mark(index)
+
+
+class Lines:
+    """Line starts of a text as the editor counts lines: ``\n``, ``\r\n`` and ``\r`` end
+    a line. YAML also ends lines at U+0085, U+2028 and U+2029, so its own line numbers would
+    point below the text the learner sees."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+    def mark(self, index: int) -> Mark:
+        line = bisect.bisect_right(self.starts, index)
+        return Mark(line, index - self.starts[line - 1] + 1)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINES: contextvars.ContextVar[Lines | None] = contextvars.ContextVar("yaml_lines", default=None)
 
 
 @dataclass(frozen=True)
@@ -90,14 +114,15 @@ class Document:
 
 
 def _refuse(doc: int, mark: Any, code: str, **params: Any) -> dict[str, Any]:
-    return located_error(doc, (), mark.line + 1, mark.column + 1, code, params)
+    at = Mark.of(mark)
+    return located_error(doc, (), at.line, at.column, code, params)
 
 
 def _syntax_error(doc: int, error: yaml.YAMLError) -> dict[str, Any]:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     problem = getattr(error, "problem", None) or str(error)
-    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    return located_error(doc, (), line, column, "yaml_syntax", {"problem": problem})
+    at = Mark.of(mark) if mark is not None else Mark(1, 1)
+    return located_error(doc, (), at.line, at.column, "yaml_syntax", {"problem": problem})
 
 
 def check_events(text: str, max_documents: int = MAX_DOCUMENTS) -> list[Mark]:
@@ -210,7 +235,8 @@ class _Builder:
 
 Problem = tuple[str, dict[str, Any]]
 # Codes of values the reader refused (and read as null).
-VALUE_PROBLEMS = frozenset({"lone_surrogate", "not_finite", "number_too_long"})
+VALUE_PROBLEMS = frozenset({"lone_surrogate", "not_finite", "number_too_long", "tag_mismatch"})
+_DIGITS = re.compile(r"[-+]?[0-9_]+")
 
 
 def _scalar(node: yaml.ScalarNode) -> tuple[Any, Problem | None]:
@@ -230,8 +256,12 @@ def _scalar(node: yaml.ScalarNode) -> tuple[Any, Problem | None]:
     written = _abbreviated(str(node.value))
     try:
         value = construct(_SCALAR_BUILDER, node)
-    except ValueError:  # more than 4300 decimal digits: Python refuses to convert them
-        return None, ("number_too_long", {"value": written, "limit": MAX_NUMBER_DIGITS})
+    except (ValueError, KeyError, TypeError, OverflowError, IndexError):
+        if node.tag == _YAML + "int" and _DIGITS.fullmatch(str(node.value)):
+            # more than 4300 decimal digits: Python refuses to convert them
+            return None, ("number_too_long", {"value": written, "limit": MAX_NUMBER_DIGITS})
+        # an explicit tag on a value it does not fit: `!!int abc`, `!!bool maybe`
+        return None, ("tag_mismatch", {"value": written, "tag": _short_tag(node.tag)})
     if isinstance(value, float) and not math.isfinite(value):
         return None, ("not_finite", {"value": written})
     if isinstance(value, int) and not isinstance(value, bool) and not -_MAX_INT < value < _MAX_INT:
@@ -299,6 +329,14 @@ def read_documents(
                 )
             ]
         )
+    token = _LINES.set(Lines(text))
+    try:
+        return _read(text, max_documents)
+    finally:
+        _LINES.reset(token)
+
+
+def _read(text: str, max_documents: int) -> tuple[list[Document], list[dict[str, Any]]]:
     starts = check_events(text, max_documents)
     trees = compose_documents(text)
     if not trees:
