@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import math
 import re
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from webapp.engine.api.events import NORMAL, WARNING
@@ -340,7 +341,7 @@ def _node_down(sim: Cluster, action: dict) -> None:
     sim.transition("running", f"Node/{state.name}", "kubelet", "running", "stopped",
                    f"The kubelet on {state.name} stopped posting status", stage=4)  # fmt: skip
     state.timers.append(
-        sim.clock.after(NODE_MONITOR_GRACE_PERIOD_MS, lambda: _node_not_ready(sim, state), URGENT)
+        sim.clock.after(NODE_MONITOR_GRACE_PERIOD_MS, partial(_node_not_ready, sim, state), URGENT)
     )
 
 
@@ -356,7 +357,7 @@ def _node_not_ready(sim: Cluster, state: NodeState) -> None:
     sim.pod_event(WARNING, "NodeNotReady", "Node is not ready", component="node-controller")
     seconds = unreachable_toleration_seconds(sim.pod_spec)
     if seconds is not None:
-        state.eviction = sim.clock.after(seconds * 1000, lambda: _evict(sim, state), URGENT)
+        state.eviction = sim.clock.after(seconds * 1000, partial(_evict, sim, state), URGENT)
         state.timers.append(state.eviction)
 
 

@@ -9,10 +9,12 @@ become transitions (see docs/internals.md).
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import uuid
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from webapp.engine import scheduler
@@ -30,6 +32,9 @@ from webapp.engine.apiserver.deletion import (
     before_delete_again,
     check_graceful_delete,
 )
+from webapp.engine.checkpoint import Checkpoint, CheckpointStore
+from webapp.engine.checkpoint import restore as restore_checkpoint
+from webapp.engine.checkpoint import take as take_checkpoint
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
@@ -75,7 +80,8 @@ class Simulation:
         self.pod_versions: list[tuple[float, str, dict]] = []
         self.actions: list[dict] = []
         document = scenario.simulation
-        self.behaviours: dict[str, dict] = document.get("containers") or {}
+        # A copy: set-probe before the kubelet exists changes it, never the shared scenario.
+        self.behaviours: dict[str, dict] = copy.deepcopy(document.get("containers") or {})
         self.images = ImageRegistry(document.get("images") or {}, self.rng)
         self.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
         self.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
@@ -100,6 +106,8 @@ class Simulation:
         self._pod: dict | None = None
         self._slices: dict[str, dict] = {}
         self._terminal_phase: str | None = None
+        self.checkpoints: CheckpointStore | None = None  # where to keep checkpoints, if anywhere
+        self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
         self._submit()
 
     # -- construction -------------------------------------------------------------------
@@ -124,11 +132,26 @@ class Simulation:
         until: float,
         seed: int = 0,
         horizon: float = DEFAULT_HORIZON_SECONDS,
+        checkpoints: CheckpointStore | None = None,
     ) -> Simulation:
         """Rebuild by re-running from t=0, applying each logged action at its time (never
-        past the horizon: later actions are not applied)."""
-        sim = cls(scenario, seed=seed, horizon=horizon)
-        until_ms = min(to_ms(until), sim.horizon_ms)
+        past the horizon: later actions are not applied). With ``checkpoints``, resume from
+        the latest one that fits instead (the result is the same, only faster), and keep
+        offering the store checkpoints while running."""
+        horizon_ms = to_ms(horizon)
+        until_ms = min(to_ms(until), horizon_ms)
+        start = None
+        if checkpoints is not None:
+            start = checkpoints.best(scenario, actions, until_ms, seed, horizon_ms)
+        if start is not None:
+            sim = restore_checkpoint(start)
+            actions = actions[len(start.actions) :]
+            sim.checkpoints = checkpoints
+            checkpoints.adopt(sim)
+        else:
+            sim = cls(scenario, seed=seed, horizon=horizon)
+            sim.checkpoints = checkpoints
+        until_ms = min(until_ms, sim.horizon_ms)
         for action in actions:
             at_ms = to_ms(action.get("at", 0))
             if at_ms > until_ms:
@@ -156,14 +179,14 @@ class Simulation:
             self.clock.schedule(to_ms(action.get("at", 0)), self._script_action(action), URGENT)
 
     def _script_action(self, action: dict):
-        def run() -> None:
-            try:
-                payload = {k: v for k, v in action.items() if k != "at"}
-                perform_action(self, validate_action(self, payload))
-            except ActionError:
-                pass  # a scripted action that no longer applies is skipped
+        return partial(self._run_script_action, action)
 
-        return run
+    def _run_script_action(self, action: dict) -> None:
+        try:
+            payload = {k: v for k, v in action.items() if k != "at"}
+            perform_action(self, validate_action(self, payload))
+        except ActionError:
+            pass  # a scripted action that no longer applies is skipped
 
     # -- names --------------------------------------------------------------------------
 
@@ -238,13 +261,29 @@ class Simulation:
                 if timer is not None and isinstance(timer.tag, ProbeWorker):
                     tried = next_ms  # one try per instant: steady ticks are done at once
                     if coast(self.kubelet, clock, until_ms):
+                        if self.checkpoints is not None:
+                            self.checkpoints.offer(self)
                         continue
             clock.step()
             if self._dirty:
                 self._flush()
+            if self.checkpoints is not None:
+                self.checkpoints.offer(self)
         clock.now_ms = max(clock.now_ms, until_ms)
+        if self.checkpoints is not None:
+            self.checkpoints.offer(self)
 
     # -- actions ------------------------------------------------------------------------
+
+    def checkpoint(self) -> Checkpoint | None:
+        """This run's whole state now, to resume from (None while a kubelet step is under
+        way: engine/checkpoint.py)."""
+        return take_checkpoint(self)
+
+    @classmethod
+    def restore(cls, checkpoint: Checkpoint) -> Simulation:
+        """A new run in the checkpoint's state; it runs on exactly as the original would."""
+        return restore_checkpoint(checkpoint)
 
     def act(self, action: dict) -> None:
         """Apply a user action now; ActionError (not logged) when it is invalid. A refused

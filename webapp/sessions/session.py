@@ -16,9 +16,15 @@ import threading
 import time
 from typing import Any
 
+from webapp.engine.checkpoint import CheckpointStore
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
+
+# Checkpoints of a session's history (webapp.engine.checkpoint): one per this many virtual
+# seconds, at most this many bytes in all (past it they thin out to every other one).
+CHECKPOINT_INTERVAL = 60.0
+CHECKPOINT_BUDGET = 1_500_000
 
 # A paced tick waits at least this long after the session's previous message: at most ten
 # a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
@@ -48,9 +54,12 @@ class Session:
         self.tabs: set[str] = set()  # Socket.IO sids currently joined
         self.idle_since: float | None = None  # scheduler wall time when the last tab left
         self._view_refresh_seconds = view_refresh_seconds
+        self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
         self._install(sim, future=[])
 
     def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
+        if hasattr(sim, "checkpoints"):  # the engine keeps this history's checkpoints here
+            sim.checkpoints = self.checkpoints
         self.sim = sim
         self.future = future
         self.cache = StateCache(sim, self._view_refresh_seconds)
@@ -115,7 +124,12 @@ class Session:
             timeline = self.actions
             past = [a for a in timeline if a["at"] <= t]
             future = [a for a in timeline if a["at"] > t]
-            sim = type(self.sim).replay(self.scenario, past, until=t, seed=self.seed)
+            engine = type(self.sim)
+            if hasattr(self.sim, "checkpoints"):  # resume from the nearest checkpoint
+                sim = engine.replay(self.scenario, past, until=t, seed=self.seed,
+                                    horizon=self.sim.horizon, checkpoints=self.checkpoints)  # fmt: skip
+            else:
+                sim = engine.replay(self.scenario, past, until=t, seed=self.seed)
             self._install(sim, future)
         self.clock.reanchor()
 
@@ -126,9 +140,14 @@ class Session:
         future only once the action is accepted."""
         self.sim.act(action)
         self.future = []
+        if hasattr(self.sim, "checkpoints"):
+            # History changed here: later checkpoints no longer fit; earlier ones share its logs.
+            self.checkpoints.discard_after(self.sim.now_ms)
+            self.checkpoints.adopt(self.sim)
 
     def restart(self, sim: Any) -> None:
         """A new scenario applied from the editor: a new history from second 0."""
+        self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
         self._install(sim, future=[])
 
     # -- payloads -------------------------------------------------------------------------

@@ -39,11 +39,13 @@ class Timer:
 class Clock:
     """Virtual time in integer milliseconds with ``schedule``, ``peek``, ``step`` and ``run``."""
 
-    __slots__ = ("_heap", "_sequence", "now_ms", "processed")
+    __slots__ = ("_heap", "_sequence", "now_ms", "processed", "processes", "steps")
 
     def __init__(self) -> None:
         self.now_ms = 0
         self.processed = 0
+        self.processes = 0  # live core.process.Process objects on this clock
+        self.steps = 0  # events run one by one (``processed`` also counts coasted ticks)
         self._heap: list[tuple[int, int, int, Timer]] = []
         self._sequence = 0
 
@@ -95,6 +97,7 @@ class Clock:
         callback = timer.callback
         timer.cancel()
         self.processed += 1
+        self.steps += 1
         callback()
         return True
 

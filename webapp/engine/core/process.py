@@ -8,6 +8,7 @@ they mirror.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -43,9 +44,14 @@ class Signal:
 
 
 class Process:
-    """Drives one generator; ``done`` fires with its return value. ``cancel()`` drops it."""
+    """Drives one generator; ``done`` fires with its return value. ``cancel()`` drops it.
 
-    __slots__ = ("_clock", "_gen", "_priority", "_timer", "cancelled", "done")
+    The clock counts live processes (``clock.processes``): a generator cannot be copied, so
+    a checkpoint is taken only when none is live (engine/checkpoint.py). A finished or
+    cancelled process may still be referred to (a signal's stale waiter); its deep copy is
+    an inert stand-in."""
+
+    __slots__ = ("_clock", "_gen", "_priority", "_timer", "cancelled", "done", "ended")
 
     def __init__(self, clock: Clock, gen: ProcessGenerator, priority: int = NORMAL) -> None:
         self._clock = clock
@@ -53,14 +59,36 @@ class Process:
         self._priority = priority
         self._timer: Timer | None = None
         self.cancelled = False
+        self.ended = False
         self.done = Signal()
+        clock.processes += 1
         self._resume()
 
     def cancel(self) -> None:
         self.cancelled = True
         if self._timer is not None:
             self._timer.cancel()
+        self._end()
         self._gen.close()
+
+    def _end(self) -> None:
+        if not self.ended:
+            self.ended = True
+            self._clock.processes -= 1
+
+    def __deepcopy__(self, memo: dict) -> Process:
+        if not self.ended:
+            raise LiveProcessError("a live process (a generator) cannot be copied")
+        inert = _inert_process(self._clock, Signal(), self._priority)
+        memo[id(self)] = inert
+        inert._clock = copy.deepcopy(self._clock, memo)
+        inert.done = copy.deepcopy(self.done, memo)
+        return inert
+
+    def __reduce__(self) -> tuple:
+        if not self.ended:
+            raise LiveProcessError("a live process (a generator) cannot be copied")
+        return (_inert_process, (self._clock, self.done, self._priority))
 
     def _resume(self) -> None:
         if self.cancelled:
@@ -69,6 +97,7 @@ class Process:
         try:
             waited = next(self._gen)
         except StopIteration as stop:
+            self._end()
             self.done.fire(stop.value)
             return
         if isinstance(waited, Signal):
@@ -80,6 +109,23 @@ class Process:
         # Resume through the clock so a firing signal never re-enters its firer's frame.
         if not self.cancelled:
             self._timer = self._clock.after(0, self._resume, self._priority)
+
+
+def _inert_process(clock: Clock, done: Signal, priority: int) -> Process:
+    """A finished process as a copy of it: it never runs again."""
+    inert = Process.__new__(Process)
+    inert._clock = clock
+    inert._gen = None
+    inert._priority = priority
+    inert._timer = None
+    inert.cancelled = True
+    inert.ended = True
+    inert.done = done
+    return inert
+
+
+class LiveProcessError(TypeError):
+    """A deep copy met a process that is still running."""
 
 
 def all_of(signals: list[Signal]) -> Signal:

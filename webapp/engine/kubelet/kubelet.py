@@ -108,14 +108,30 @@ class Kubelet:
         self.missed_sync = False
         self._sync_timer: Timer | None = None
         self._sync_at = 0
+        # Bound methods, not closures: a checkpoint's deep copy rebinds them to the copy.
         self.probe_context = ProbeContext(
-            kubelet_up=lambda: sim.node_up(node_name),
-            pod_terminal=lambda: self.terminal,
-            deleting=lambda: sim.deletion_ms is not None,
-            restart_policy=lambda: sim.pod_spec.get("restartPolicy", "Always"),
-            pod_ip=lambda: self.pod_ip,
+            kubelet_up=self._kubelet_up,
+            pod_terminal=self._pod_terminal,
+            deleting=self._deleting,
+            restart_policy=self._restart_policy,
+            pod_ip=self._pod_ip,
         )
         self._start_probe_workers()
+
+    def _kubelet_up(self) -> bool:
+        return self.sim.node_up(self.node_name)
+
+    def _pod_terminal(self) -> bool:
+        return self.terminal
+
+    def _deleting(self) -> bool:
+        return self.sim.deletion_ms is not None
+
+    def _restart_policy(self) -> str:
+        return self.sim.pod_spec.get("restartPolicy", "Always")
+
+    def _pod_ip(self) -> str:
+        return self.pod_ip
 
     def _add_record(self, container: dict, kind: str, behaviours: dict) -> None:
         behaviour = behaviours.get(container["name"]) or {}
