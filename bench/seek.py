@@ -1,6 +1,7 @@
 """Seek cost, snapshot size and session memory for the worst valid scenario (issue 12).
 
-    python bench/seek.py [--horizon 7200] [--random 20] [--limit-gb 3] [--timeout 600]
+    python bench/seek.py [--scenario worst|crash-loop|all] [--horizon 7200] [--random 20]
+                         [--limit-gb 3] [--timeout 600]
 
 The worst valid scenario is the one the attack audit found: 20 containers, each with
 three exec probes (startup, liveness, readiness) every second. For one session
@@ -52,13 +53,29 @@ def worst_scenario(containers: int = 20, period: int = 1) -> str:
     return "\n".join(lines) + "\n"
 
 
-def child(horizon: float, points: int) -> None:
+def crash_loop_scenario() -> str:
+    """The worst scenario, but every container also exits with code 1 after 5 to 24 s: 20
+    containers crash-looping out of step keep the kubelet syncing about once a second, so
+    there is little steady probing to coast over (a harder case than the audit's)."""
+    exits = "".join(f"  c{i}: {{exitAfterSeconds: {5 + i}, exitCode: 1}}\n" for i in range(20))
+    return (
+        worst_scenario()
+        + "---\napiVersion: playground/v1\nkind: Simulation\nmetadata: {name: crash-loop}\n"
+        + "containers:\n"
+        + exits
+    )
+
+
+SCENARIOS = {"worst": worst_scenario, "crash-loop": crash_loop_scenario}
+
+
+def child(horizon: float, points: int, name: str) -> None:
     from webapp.engine import Simulation
     from webapp.sessions.session import Session
     from webapp.sessions.wire import encode
 
-    text = worst_scenario()
-    print(f"worst scenario: {len(text)} bytes of YAML, horizon {horizon:.0f} s", flush=True)
+    text = SCENARIOS[name]()
+    print(f"{name} scenario: {len(text)} bytes of YAML, horizon {horizon:.0f} s", flush=True)
 
     def seek(session: Session, t: float) -> float:
         start = time.process_time()
@@ -82,6 +99,10 @@ def child(horizon: float, points: int) -> None:
     costs = []
     for _ in range(points):
         costs.append(seek(session, round(rng.uniform(0, horizon), 3)))
+    store = getattr(session, "checkpoints", None)
+    if store is not None:
+        print(f"checkpoints                    {len(store.items)} kept, {store.size / 1e6:.2f} MB",
+              flush=True)  # fmt: skip
     if costs:
         costs.sort()
         print(f"{points} random seeks              max {costs[-1]:7.1f} ms, median "
@@ -104,26 +125,29 @@ def main() -> None:
     parser.add_argument("--random", type=int, default=20)
     parser.add_argument("--limit-gb", type=float, default=3.0)
     parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.horizon, args.random)
+        child(args.horizon, args.random, args.scenario)
         return
     limit = int(args.limit_gb * 1024**3)
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    command = [sys.executable, __file__, "--child", "--horizon", str(args.horizon),
-               "--random", str(args.random)]  # fmt: skip
-    try:
-        done = subprocess.run(command, preexec_fn=cap, timeout=args.timeout, check=False)
-    except subprocess.TimeoutExpired:
-        print(f"stopped after {args.timeout:.0f} s (timeout)")
-        return
-    if done.returncode:
-        print(f"the measuring process ended with code {done.returncode} "
-              f"(address space capped at {args.limit_gb} GB)")  # fmt: skip
+    for name in SCENARIOS if args.scenario == "all" else [args.scenario]:
+        command = [sys.executable, __file__, "--child", "--horizon", str(args.horizon),
+                   "--random", str(args.random), "--scenario", name]  # fmt: skip
+        try:
+            done = subprocess.run(command, preexec_fn=cap, timeout=args.timeout, check=False)
+        except subprocess.TimeoutExpired:
+            print(f"stopped after {args.timeout:.0f} s (timeout)")
+            continue
+        if done.returncode:
+            print(f"the measuring process ended with code {done.returncode} "
+                  f"(address space capped at {args.limit_gb} GB)")  # fmt: skip
+        print()
 
 
 if __name__ == "__main__":

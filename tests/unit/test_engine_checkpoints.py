@@ -166,3 +166,25 @@ def test_a_seek_in_the_worst_scenario_replays_at_most_about_one_interval():
         session.seek(t)
         assert session.sim.now == t
         assert session.sim.clock.steps - base <= store.max_work  # events redone one by one
+
+
+def test_a_forward_seek_resumes_from_a_checkpoint_ahead_when_there_is_one():
+    session = Session(Simulation.from_yaml(TEXT), end=3600)
+    session.checkpoints.max_work = session.checkpoints.min_work = 20
+    session.seek(600)
+    session.seek(5)
+    before = session.sim
+    session.seek(590)
+    assert session.sim is not before  # restored from a checkpoint, not run on from 5 s
+    replayed = Simulation.replay(session.scenario, session.sim.actions, 590)
+    assert observed(session.sim) == observed(replayed)
+
+
+def test_consecutive_pod_versions_share_what_did_not_change():
+    sim = live(TEXT, ACTIONS, 200)
+    shared = 0
+    for (_, _, old), (_, _, new) in itertools.pairwise(sim.pod_versions):
+        for a, b in zip(old["status"].get("containerStatuses") or [],
+                        new["status"].get("containerStatuses") or [], strict=False):  # fmt: skip
+            shared += a is b
+    assert shared > 5

@@ -158,7 +158,7 @@ class CheckpointStore:
         budget: int = 1_500_000,
         *,
         min_work: int = 100,
-        max_work: int = 1000,
+        max_work: int = 500,
     ) -> None:
         self.interval_ms = max(1, round(interval * 1000))
         self.budget = budget

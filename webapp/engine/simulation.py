@@ -106,6 +106,7 @@ class Simulation:
         self._pod: dict | None = None
         self._slices: dict[str, dict] = {}
         self._terminal_phase: str | None = None
+        self._qos: tuple[dict, str] | None = None
         self.checkpoints: CheckpointStore | None = None  # where to keep checkpoints, if anywhere
         self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
         self._submit()
@@ -574,6 +575,8 @@ class Simulation:
             return
         self._resource_version += 1
         pod["metadata"]["resourceVersion"] = str(self._resource_version)
+        if old is not None:
+            share_unchanged(pod, old)  # versions share what did not change (memory)
         self._pod = pod
         self.pod_versions.append((self.now, "ADDED" if old is None else "MODIFIED", pod))
         items = pod_transitions(self, old, pod) if old is not None else []
@@ -609,12 +612,20 @@ class Simulation:
             status: dict = {"phase": "Pending"}
             if self.scheduled_condition is not None:
                 status["conditions"] = [self._scheduler_condition()]
-            status["qosClass"] = pod_qos_class(self.pod_object_dict)
+            status["qosClass"] = self._qos_class()
             return status
         if not self.node_up(kubelet.node_name) and self._kubelet_status is not None:
             return self._kubelet_status  # the kubelet cannot post; the controller may patch
         self._kubelet_status = self._generate_kubelet_status(kubelet)
         return self._kubelet_status
+
+    def _qos_class(self) -> str:
+        """``GetPodQOS`` of the Pod's spec, computed again only when the spec is replaced."""
+        spec = self.pod_object_dict["spec"]
+        cached = self._qos
+        if cached is None or cached[0] is not spec:
+            cached = self._qos = (spec, pod_qos_class(self.pod_object_dict))
+        return cached[1]
 
     def _scheduler_condition(self) -> dict:
         """PodScheduled as the scheduler (False, Unschedulable) or the binding (True) set it."""
@@ -674,7 +685,7 @@ class Simulation:
         if init_statuses:
             status["initContainerStatuses"] = init_statuses
         status["containerStatuses"] = statuses
-        status["qosClass"] = pod_qos_class(self.pod_object_dict)
+        status["qosClass"] = self._qos_class()
         return status
 
     def mark_pod_not_ready(self) -> None:
@@ -710,6 +721,32 @@ class Simulation:
 
     def update_services(self) -> None:
         self._update_endpoints(None if self.pod_removed else self._pod)
+
+
+_MISSING = object()
+
+
+def share_unchanged(new: Any, old: Any) -> None:
+    """Put ``old``'s sub-objects into ``new`` wherever they are equal, so consecutive watch
+    versions of the Pod share everything that did not change (twenty container statuses of
+    which one moved). Objects in ``pod_versions`` are never changed in place, so sharing is
+    safe; ``new`` must not be published yet."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        for key, value in new.items():
+            before = old.get(key, _MISSING)
+            if before is _MISSING or before is value:
+                continue
+            if value == before:
+                new[key] = before
+            else:
+                share_unchanged(value, before)
+    elif isinstance(new, list) and isinstance(old, list):
+        for index, value in enumerate(new[: len(old)]):
+            before = old[index]
+            if value == before:
+                new[index] = before
+            else:
+                share_unchanged(value, before)
 
 
 def _checked_horizon(scenario: Any, horizon: float) -> int:

@@ -24,7 +24,7 @@ from webapp.sessions.wire import WirePayload
 # Checkpoints of a session's history (webapp.engine.checkpoint): one per this many virtual
 # seconds, at most this many bytes in all (past it they thin out to every other one).
 CHECKPOINT_INTERVAL = 60.0
-CHECKPOINT_BUDGET = 1_500_000
+CHECKPOINT_BUDGET = 3_000_000
 
 # A paced tick waits at least this long after the session's previous message: at most ten
 # a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
@@ -117,8 +117,9 @@ class Session:
             self.run_until(min(due))
 
     def seek(self, t: float) -> None:
-        """Jump to virtual second `t`: forward by running, back by deterministic replay."""
-        if t >= self.sim.now:
+        """Jump to virtual second `t`: forward by running, back by deterministic replay; with
+        the engine's checkpoints, from the latest one before `t` when that is nearer."""
+        if t >= self.sim.now and not self._checkpoint_ahead(t):
             self.run_until(t)
         else:
             timeline = self.actions
@@ -132,6 +133,18 @@ class Session:
                 sim = engine.replay(self.scenario, past, until=t, seed=self.seed)
             self._install(sim, future)
         self.clock.reanchor()
+
+    def _checkpoint_ahead(self, t: float) -> bool:
+        """Is there a checkpoint of this history between now and `t` (so resuming from it
+        beats running on)?"""
+        sim = self.sim
+        if not hasattr(sim, "checkpoints") or t > sim.horizon:
+            return False
+        past = [a for a in self.actions if a["at"] <= t]
+        best = self.checkpoints.best(
+            self.scenario, past, round(t * 1000), self.seed, sim.horizon_ms
+        )
+        return best is not None and best.at_ms > sim.now_ms
 
     # -- history changes ------------------------------------------------------------------
 

@@ -30,31 +30,25 @@ def coast(kubelet: Kubelet, clock: Clock, until_ms: int) -> bool:
     next tick must then run for real."""
     other = clock.earliest_untagged(ProbeWorker)
     limit = until_ms + 1 if other is None else min(other, until_ms + 1)
-    workers = [(w, w.timer) for w in kubelet.probe_workers()]
-    workers = [(w, timer) for w, timer in workers if timer is not None and not timer.cancelled]
-    while True:
-        plans: list[tuple[ProbeWorker, Timer, Repeats]] = []
-        lowered = False
-        for worker, timer in workers:
-            if timer.at_ms >= limit:
-                continue
-            repeats = worker.repeats(timer.at_ms, limit)
-            if (
-                repeats is None
-                or repeats.count == 0
-                or not kubelet.can_skip(worker, repeats, timer.at_ms)
-            ):
-                limit = timer.at_ms  # this tick must run for real, and all after it wait
-                lowered = True
-                break
-            steady_until = timer.at_ms + repeats.count * worker.spec.period_ms
-            if steady_until < limit:
-                limit, lowered = steady_until, True
-                break
-            plans.append((worker, timer, repeats))
-        if not lowered:
-            break
-    plans = [(w, t, _trimmed(r, w, t, limit)) for w, t, r in plans if t.at_ms < limit]
+    # One pass: each worker's steady ticks before the limit; a worker whose steadiness ends
+    # sooner (or whose next tick is not steady at all) lowers the limit for all of them.
+    found: list[tuple[ProbeWorker, Timer, Repeats]] = []
+    for worker in kubelet.probe_workers():
+        timer = worker.timer
+        if timer is None or timer.cancelled or timer.at_ms >= limit:
+            continue
+        repeats = worker.repeats(timer.at_ms, limit)
+        if (
+            repeats is None
+            or repeats.count == 0
+            or not kubelet.can_skip(worker, repeats, timer.at_ms)
+        ):
+            limit = timer.at_ms  # this tick must run for real, and every tick after it waits
+            continue
+        limit = min(limit, timer.at_ms + repeats.count * worker.spec.period_ms)
+        found.append((worker, timer, repeats))
+    # A lower limit only shortens the runs found before it was lowered.
+    plans = [(w, t, _trimmed(r, w, t, limit)) for w, t, r in found if t.at_ms < limit]
     if not any(r.count >= MIN_TICKS for _, _, r in plans):
         return False
     ticked = 0
