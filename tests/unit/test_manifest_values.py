@@ -246,3 +246,11 @@ def test_lines_are_counted_as_the_editor_counts_them(separator: str) -> None:
     assert [(e["code"], e["line"]) for e in value if e["code"] == "not_finite"] == [
         ("not_finite", 7)
     ]
+
+
+def test_a_quantity_exponent_is_an_int32_and_huge_quantities_are_legal() -> None:
+    text = POD + "    resources: {limits: {memory: '1e9999999999'}}\n"
+    assert [e["code"] for e in errors_of(text)] == ["quantity"]
+    parse_scenario(
+        POD + "    resources: {limits: {memory: '" + "9" * 400 + "Ei', cpu: 1E999999999}}\n"
+    )

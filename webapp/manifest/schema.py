@@ -32,16 +32,25 @@ _QUANTITY_KEYWORD = "x-playground-quantity"
 
 # Kubernetes' resource.Quantity grammar: a decimal number and an optional suffix
 # (binary Ki..Ei, decimal n..E, or a decimal exponent).
+_EXPONENT = re.compile(r"[eE][+-]?\d+")
 QUANTITY = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
 
 
 def is_quantity(value: Any) -> bool:
-    """True for a valid Kubernetes quantity: "100m", "128Mi", "1.5", 2, 0.5."""
+    """True for a valid Kubernetes quantity: "100m", "128Mi", "1.5", 2, 0.5. A decimal
+    exponent is an int32, as ParseQuantity's suffix parser reads it ("1e9999999999" is not)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int | float):
         return True
-    return isinstance(value, str) and QUANTITY.fullmatch(value) is not None
+    match = QUANTITY.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return False
+    suffix = match.group(3) or ""
+    if _EXPONENT.fullmatch(suffix):
+        exponent = suffix[1:].lstrip("+-").lstrip("0")
+        return len(exponent) <= 10 and int(exponent or "0") <= 2**31 - 1
+    return True
 
 
 def _check_quantity(
