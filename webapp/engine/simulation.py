@@ -107,6 +107,8 @@ class Simulation:
         self._slices: dict[str, dict] = {}
         self._terminal_phase: str | None = None
         self._qos: tuple[dict, str] | None = None
+        self._coast_misses = 0  # coasting tries that found nothing steady, in a row (at most 6)
+        self._coast_wait = 0  # probe instants to let pass before trying again
         self.checkpoints: CheckpointStore | None = None  # where to keep checkpoints, if anywhere
         self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
         self._submit()
@@ -261,10 +263,16 @@ class Simulation:
                 timer = clock.peek_timer()
                 if timer is not None and isinstance(timer.tag, ProbeWorker):
                     tried = next_ms  # one try per instant: steady ticks are done at once
-                    if coast(self.kubelet, clock, until_ms):
+                    if self._coast_wait > 0:
+                        self._coast_wait -= 1
+                    elif coast(self.kubelet, clock, until_ms):
+                        self._coast_misses = 0
                         if self.checkpoints is not None:
                             self.checkpoints.offer(self)
                         continue
+                    else:  # not steady now: try again after a few instants, fewer if it misses
+                        self._coast_misses = min(self._coast_misses + 1, 6)
+                        self._coast_wait = 2**self._coast_misses
             clock.step()
             if self._dirty:
                 self._flush()
