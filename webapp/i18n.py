@@ -280,8 +280,20 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "zh": "Pod “{pod}” 已经不存在了：它已从 API 中删除。",
     },
     "bad_grace": {
-        "en": "The grace period must be a whole number of seconds, 0 or more.",
-        "zh": "宽限期必须是大于等于 0 的整数秒。",
+        "en": "The grace period must be a whole number of seconds from 0 to 9223372036854775807.",
+        "zh": "宽限期必须是 0 到 9223372036854775807 之间的整数秒。",
+    },
+    "bad_text": {
+        "en": "{field} is not valid Unicode text (it has a lone surrogate).",
+        "zh": "{field} 不是有效的 Unicode 文本（含有孤立的代理项）。",
+    },
+    "unknown_field": {
+        "en": "{action} has no field {field}.",
+        "zh": "{action} 没有 {field} 这个字段。",
+    },
+    "too_many_actions": {
+        "en": "This run already has {limit} actions; start it again to act further.",
+        "zh": "这次运行已经有 {limit} 个操作了；请重新开始后再继续操作。",
     },
     "bad_force": {"en": "force must be true or false.", "zh": "force 只能是 true 或 false。"},
     "bad_container": {

@@ -88,7 +88,7 @@ export function applyTick(prev, tick) {
   if (prev.seq < 0 || tick.seq !== prev.seq + 1) return { state: prev, resync: true };
   const lastSeq = prev.transitions.length ? prev.transitions.at(-1).seq : -1;
   const fresh = (tick.transitions || []).filter((tr) => tr.seq === undefined || tr.seq > lastSeq);
-  const transitions = fresh.length ? prev.transitions.concat(fresh) : prev.transitions;
+  const transitions = extendRuns(fresh.length ? prev.transitions.concat(fresh) : prev.transitions, tick.runs);
   const has = (key) => Object.hasOwn(tick, key);
   const pod = has("pod") ? tick.pod : prev.pod;
   return {
@@ -109,6 +109,23 @@ export function applyTick(prev, tick) {
       stage: has("stage") ? tick.stage : fresh.length ? lastStage(transitions) : prev.stage,
     },
   };
+}
+
+/**
+ * A probe run the tab already has grew: the tick names it by seq with its new `repeat`
+ * ({every, count, until}: `count` identical probe runs, `every` seconds apart, the last at
+ * `until`; docs/internals.md). Returns a new array only when something changed.
+ */
+export function extendRuns(transitions, runs) {
+  if (!Array.isArray(runs) || !runs.length) return transitions;
+  let out = transitions;
+  for (const run of runs) {
+    const index = out[run.seq]?.seq === run.seq ? run.seq : out.findIndex((tr) => tr.seq === run.seq);
+    if (index < 0 || !run.repeat) continue;
+    if (out === transitions) out = transitions.slice();
+    out[index] = { ...out[index], repeat: run.repeat };
+  }
+  return out;
 }
 
 /** Remember an action the user just sent (the server's log arrives with the next snapshot). */
@@ -603,9 +620,11 @@ export function timelineModel(state) {
     }
     return { container: c.name, kind: c.kind, segments: segments.filter((s) => s.to > s.from || s.to === stop) };
   });
+  // A run of identical results is one mark from its first run to its last (`until`).
   const probes = state.transitions
     .filter((tr) => typeof tr.field === "string" && tr.field.startsWith("probe."))
-    .map((tr) => ({ t: tr.t, container: tr.container, probe: tr.field.slice(6), result: tr.after }));
+    .map((tr) => ({ t: tr.t, until: tr.repeat?.until ?? tr.t, count: tr.repeat?.count ?? 1,
+      container: tr.container, probe: tr.field.slice(6), result: tr.after }));
   const events = (state.events || [])
     .map((e) => {
       const t = toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp) ?? toVirtual(e.metadata?.creationTimestamp);
@@ -616,7 +635,9 @@ export function timelineModel(state) {
     })
     .filter((e) => e.t !== null)
     .sort((a, b) => a.t - b.t);
-  const lastT = Math.max(state.now, ...state.transitions.map((tr) => tr.t), ...events.map((e) => e.t));
+  let lastT = state.now;
+  for (const tr of state.transitions) lastT = Math.max(lastT, tr.repeat?.until ?? tr.t);
+  for (const e of events) lastT = Math.max(lastT, e.t);
   return { start: 0, end: niceEnd(lastT * 1.05), now: state.now, lanes, probes, events };
 }
 

@@ -142,7 +142,8 @@ export function mount(root) {
     const x = (v) => raw(Math.max(view.start, Math.min(view.end, v)));
     const visible = (v) => v >= view.start - 1e-9 && v <= view.end + 1e-9;
     const sig = JSON.stringify([lang(), width, fs, model.end, view, Math.floor((model.now * 40) / span), model.lanes.map((l) => l.segments.map((g) => [g.from, g.state, g.reason, g.to === model.now])),
-      model.probes.length, model.events.map((e) => [e.t, e.count, e.times])]);
+      model.probes.length, model.probes.at(-1)?.until, model.probes.reduce((n, p) => n + p.count, 0),
+      model.events.map((e) => [e.t, e.count, e.times])]);
     geometry = { left, plot, width };
     svg.setAttribute("aria-valuemax", String(model.end));
     svg.setAttribute("aria-valuenow", String(state.now));
@@ -205,10 +206,12 @@ export function mount(root) {
     const py = model.lanes.length * laneH;
     svg.append(label(t("timeline.probes"), py + laneH * 0.7, "label:probes"));
     for (const p of model.probes) {
-      if (!visible(p.t)) continue;
-      const words = `${p.container ?? ""} ${t("timeline.probe", { probe: t(`probe.${p.probe}`), result: t(`result.${p.result}`), t: seconds(p.t) })}`;
-      plotArea.append(s("rect", { class: `tl-probe is-${p.result}`, x: raw(p.t) - 1.5, y: py + 3 + (p.result === "failure" ? laneH / 3 : 0),
-        width: 3, height: (laneH - 6) * 0.66, dataset: { words } }, s("title", {}, words)));
+      const until = p.until ?? p.t;
+      if (until < view.start - 1e-9 || p.t > view.end + 1e-9) continue;
+      const when = p.count > 1 ? `${seconds(p.t)}–${seconds(until)} ×${p.count}` : seconds(p.t);
+      const words = `${p.container ?? ""} ${t("timeline.probe", { probe: t(`probe.${p.probe}`), result: t(`result.${p.result}`), t: when })}`;
+      plotArea.append(s("rect", { class: `tl-probe is-${p.result}`, x: x(p.t) - 1.5, y: py + 3 + (p.result === "failure" ? laneH / 3 : 0),
+        width: Math.max(3, x(until) - x(p.t) + 3), height: (laneH - 6) * 0.66, dataset: { words } }, s("title", {}, words)));
     }
     const ey = py + laneH;
     svg.append(label(t("timeline.events"), ey + laneH * 0.7, "label:events"));

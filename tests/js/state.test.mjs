@@ -293,3 +293,17 @@ test("a Pod condition echoes the container the engine names: it moves no marker 
   assert.equal(d.current.step, "node");
   assert.equal(d.current.node, "node-1");
 });
+
+test("a tick's runs extend probe runs the tab already has, by seq", () => {
+  const probe = (seq, t, repeat) => ({ seq, t, stage: 4, step: "readiness", object: "Container/app", container: "app",
+    field: "probe.readiness", before: "success", after: "success", cause: "Readiness probe succeeded", ...(repeat ? { repeat } : {}) });
+  const s = applySnapshot(initialState(), { ...snapshot(), transitions: [probe(0, 10), probe(1, 11, { every: 5, count: 2, until: 16 })] });
+  const { state } = applyTick(s, { seq: s.seq + 1, now: 40, transitions: [],
+    runs: [{ seq: 0, repeat: { every: 1, count: 30, until: 39 } }, { seq: 1, repeat: { every: 5, count: 6, until: 36 } }] });
+  assert.deepEqual(state.transitions.map((tr) => tr.repeat), [{ every: 1, count: 30, until: 39 }, { every: 5, count: 6, until: 36 }]);
+  assert.equal(s.transitions[0].repeat, undefined, "the previous state is not changed");
+  const m = timelineModel(state);
+  assert.deepEqual(m.probes.map((p) => [p.t, p.until, p.count]), [[10, 39, 30], [11, 36, 6]]);
+  const same = applyTick(state, { seq: state.seq + 1, now: 41, transitions: [], runs: [] }).state;
+  assert.equal(same.transitions, state.transitions, "no runs: the same array");
+});

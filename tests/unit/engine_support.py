@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from webapp.engine import Simulation
+from webapp.engine.core.transitions import expand_runs
 
 
 def pod_yaml(containers: str, *, spec_extra: str = "", init: str = "", name: str = "web") -> str:
@@ -91,7 +92,8 @@ def events(sim: Simulation, reason: str | None = None) -> list[dict]:
 
 
 def transitions(sim: Simulation, **match) -> list[dict]:
-    return [t for t in sim.transitions if all(t.get(k) == v for k, v in match.items())]
+    """The matching transitions, probe runs expanded into one item per run (by time)."""
+    return [t for t in expand_runs(sim.transitions) if all(t.get(k) == v for k, v in match.items())]
 
 
 def state_changes(sim: Simulation, name: str = "app") -> list[tuple[float, str, str | None]]:

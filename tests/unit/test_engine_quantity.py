@@ -95,3 +95,28 @@ def test_formatters():
     assert format_cpu_millis(2000) == "2"
     assert format_memory_bytes(128 * 2**20) == "128Mi"
     assert format_memory_bytes(100) == "100"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        pytest.param("1e400", 2**63 - 1, id="1e400-capped"),
+        pytest.param("9" * 5000, 2**63 - 1, id="5000-digits-capped"),
+        pytest.param("1E999999999", 2**63 - 1, id="int32-exponent-capped"),
+        pytest.param("-" + "9" * 400 + "Ei", -(2**63 - 1), id="negative-capped"),
+        pytest.param("1e-400", Fraction(1, 10**9), id="tiny-rounded-up-to-1n"),
+        pytest.param("0." + "0" * 5000 + "1", Fraction(1, 10**9), id="5000-zeros-1n"),
+        pytest.param("1." + "0" * 5000, Fraction(1), id="5000-trailing-zeros"),
+        pytest.param("0." + "0" * 5000, Fraction(0), id="zero"),
+    ],
+)
+def test_parse_quantity_bounds_as_kubernetes_caps_them(text, value):
+    """ParseQuantity caps at the largest int64 (maxAllowed) and rounds a non-zero amount up
+    to 1n; none of these builds a huge number (FINDINGS-style hostile quantities)."""
+    assert parse_quantity(text) == value
+
+
+def test_a_longer_than_int32_exponent_is_not_a_quantity():
+    with pytest.raises(ValueError):
+        parse_quantity("1e9999999999")
+    assert canonical_quantity("1." + "1" * 5000) == "1111111112n"

@@ -137,7 +137,10 @@ def raw_websocket(port: int, source: str) -> socket.socket:
         b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     )
-    assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+    head = b""
+    while b"\r\n\r\n" not in head and (chunk := sock.recv(4096)):
+        head += chunk  # a loaded machine may deliver the answer in pieces
+    assert head.startswith(b"HTTP/1.1 101"), head[:200]
     return sock
 
 
@@ -178,7 +181,9 @@ def test_connections_served_at_once_are_capped_per_client_and_in_all(tmp_path: P
         assert status_of(port, "127.0.0.7")[0] == 200
 
 
-SERVER_THREADS = ("request", "simple_websocket", "(writer)", "(_send_ping)")
+# Per connection; engine.io's one shared ping thread ("(_send_ping)") is per process and
+# may start at any moment, so it is not counted.
+SERVER_THREADS = ("request", "simple_websocket", "(writer)")
 
 
 def server_threads() -> set[int]:
@@ -194,8 +199,10 @@ def test_a_websocket_costs_three_threads(tmp_path: Path) -> None:
             before = server_threads()  # threads of earlier tests may still be ending
             tabs = [Tab(url) for _ in range(5)]
             until(lambda: server.served == 5)
+            # request, reader, writer: wait until all have started, then check none more do
+            until(lambda: len(server_threads() - before) >= 3 * 5)
             time.sleep(0.2)
-            assert len(server_threads() - before) == 3 * 5  # request, reader, writer
+            assert len(server_threads() - before) == 3 * 5
         finally:
             for tab in tabs:
                 tab.close()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 import math
+import re
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from webapp.engine.api.events import NORMAL, WARNING
@@ -28,6 +30,16 @@ if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+# The fields each action takes besides "action" (as a Simulation script step, minus "at").
+FIELDS = {
+    "delete": ("gracePeriodSeconds", "force"),
+    "set-probe": ("container", "probe", "healthy"),
+    "crash": ("container", "exitCode"),
+    "oom": ("container",),
+    "node-down": ("node",),
+    "node-up": ("node",),
+    "apply": ("yaml",),
+}
 
 
 class ActionError(Exception):
@@ -40,14 +52,30 @@ class ActionError(Exception):
         self.message = message or code
 
 
+INT64_MAX = 2**63 - 1
+MAX_EXIT_CODE = 255  # a process's exit status is 8 bits (CONTAINER-SEMANTICS §1.7)
+
+
 def validate_action(sim: Cluster, action: Any) -> dict:
-    """Check an action against the current state; return it normalised."""
+    """Check an action against the current state; return it normalised.
+
+    Every value is checked here, before anything changes, so a refused action leaves the
+    simulation exactly as it was (``perform_action`` cannot fail on a checked action)."""
     if not isinstance(action, dict) or not isinstance(action.get("action"), str):
         raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
+    for key, value in action.items():
+        if _has_surrogate(key) or _has_surrogate(value):
+            raise ActionError("bad_text", {"field": _printable(key)},
+                              f"{_printable(key)} is not valid Unicode text (a lone surrogate).")  # fmt: skip
     word = action["action"]
     if word not in ACTIONS:
-        raise ActionError("unknown_action", {"action": word},
-                          f"Unknown action {word!r}; expected one of {', '.join(ACTIONS)}.")  # fmt: skip
+        raise ActionError("unknown_action", {"action": _shown(word)},
+                          f"Unknown action {_shown(word)}; expected one of {', '.join(ACTIONS)}.")  # fmt: skip
+    for key in action:
+        if key != "action" and key not in FIELDS[word]:
+            raise ActionError("unknown_field", {"field": _shown(key), "action": word},
+                              f"{word} has no field {_shown(key)}; it takes "
+                              f"{', '.join(FIELDS[word]) or 'no fields'}.")  # fmt: skip
     _require_pod(sim)
     return _CHECKS[word](sim, dict(action))
 
@@ -65,24 +93,53 @@ def _require_pod(sim: Cluster) -> None:
                           f'The Pod "{sim.pod_name}" no longer exists.')  # fmt: skip
 
 
+def _has_surrogate(value: Any) -> bool:
+    return isinstance(value, str) and not value.isascii() and _SURROGATE.search(value) is not None
+
+
+def _printable(value: Any) -> str:
+    return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else repr(value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_number(value: Any, low: int, high: int) -> int | None:
+    """``value`` as an int if it is a whole number from ``low`` to ``high`` (an integral
+    JSON decimal such as ``30.0`` counts), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return None
+    number = int(value)
+    return number if low <= number <= high else None
+
+
 def _check_delete(sim: Cluster, action: dict) -> dict:
+    """``kubectl delete --grace-period``: an int64 of seconds, 0 or more."""
     _require_pod(sim)
     grace = action.get("gracePeriodSeconds")
-    if grace is not None and (
-        isinstance(grace, bool)
-        or not isinstance(grace, int | float)
-        or (isinstance(grace, float) and not math.isfinite(grace))
-        or grace < 0
-    ):
-        raise ActionError("bad_grace", {"value": grace},
-                          "gracePeriodSeconds must be a whole number of seconds, 0 or more.")  # fmt: skip
+    checked = None if grace is None else whole_number(grace, 0, INT64_MAX)
+    if grace is not None and checked is None:
+        raise ActionError("bad_grace", {"value": _shown(grace), "maximum": INT64_MAX},
+                          "gracePeriodSeconds must be a whole number of seconds from 0 to "
+                          f"{INT64_MAX}.")  # fmt: skip
     force = action.get("force", False)
     if not isinstance(force, bool):
-        raise ActionError("bad_force", {"value": force}, "force must be true or false.")
+        raise ActionError("bad_force", {"value": _shown(force)}, "force must be true or false.")
     action["force"] = force
-    if grace is not None:
-        action["gracePeriodSeconds"] = int(grace)
+    if checked is not None:
+        action["gracePeriodSeconds"] = checked
     return action
+
+
+def _shown(value: Any) -> str:
+    """A refused value for a message, never longer than a line (and never converting a
+    huge integer to decimal, which Python refuses beyond 4300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**40:
+        return f"a {len(hex(value)) - 2}-hex-digit integer"
+    text = _printable(value) if isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def _container_record(sim: Cluster, action: dict, *, running: bool):
@@ -91,7 +148,7 @@ def _container_record(sim: Cluster, action: dict, *, running: bool):
         c["name"] for key in ("initContainers", "containers") for c in sim.pod_spec.get(key) or []
     ]
     if name is not None and not isinstance(name, str):
-        raise ActionError("bad_container", {"value": repr(name)},
+        raise ActionError("bad_container", {"value": _shown(name)},
                           "container must be the name of one of the Pod's containers.")  # fmt: skip
     if name is None and len(sim.pod_spec.get("containers") or []) == 1:
         name = sim.pod_spec["containers"][0]["name"]
@@ -114,7 +171,7 @@ def _check_set_probe(sim: Cluster, action: dict) -> dict:
     _container_record(sim, action, running=False)
     probe = action.get("probe")
     if not isinstance(probe, str) or probe not in PROBE_TYPES:
-        raise ActionError("bad_probe", {"probe": repr(probe)},
+        raise ActionError("bad_probe", {"probe": _shown(probe)},
                           "probe must be liveness, readiness or startup.")  # fmt: skip
     name = action["container"]
     spec = next(c for key in ("initContainers", "containers")
@@ -130,9 +187,10 @@ def _check_set_probe(sim: Cluster, action: dict) -> dict:
 def _check_crash(sim: Cluster, action: dict) -> dict:
     _require_pod(sim)
     _container_record(sim, action, running=True)
-    code = action.get("exitCode", 1)
-    if isinstance(code, bool) or not isinstance(code, int) or not 0 <= code <= 255:
-        raise ActionError("bad_exit_code", {"value": code}, "exitCode must be 0 to 255.")
+    code = whole_number(action.get("exitCode", 1), 0, MAX_EXIT_CODE)
+    if code is None:
+        raise ActionError("bad_exit_code", {"value": _shown(action.get("exitCode"))},
+                          "exitCode must be 0 to 255.")  # fmt: skip
     action["exitCode"] = code
     return action
 
@@ -146,7 +204,7 @@ def _check_oom(sim: Cluster, action: dict) -> dict:
 def _node(sim: Cluster, action: dict) -> NodeState:
     name = action.get("node")
     if name is not None and (not isinstance(name, str) or not name):
-        raise ActionError("bad_node", {"value": repr(name)}, "node must be a node's name.")
+        raise ActionError("bad_node", {"value": _shown(name)}, "node must be a node's name.")
     name = name or sim.node_name
     if name is None:
         raise ActionError("node_required", {},
@@ -283,7 +341,7 @@ def _node_down(sim: Cluster, action: dict) -> None:
     sim.transition("running", f"Node/{state.name}", "kubelet", "running", "stopped",
                    f"The kubelet on {state.name} stopped posting status", stage=4)  # fmt: skip
     state.timers.append(
-        sim.clock.after(NODE_MONITOR_GRACE_PERIOD_MS, lambda: _node_not_ready(sim, state), URGENT)
+        sim.clock.after(NODE_MONITOR_GRACE_PERIOD_MS, partial(_node_not_ready, sim, state), URGENT)
     )
 
 
@@ -299,7 +357,7 @@ def _node_not_ready(sim: Cluster, state: NodeState) -> None:
     sim.pod_event(WARNING, "NodeNotReady", "Node is not ready", component="node-controller")
     seconds = unreachable_toleration_seconds(sim.pod_spec)
     if seconds is not None:
-        state.eviction = sim.clock.after(seconds * 1000, lambda: _evict(sim, state), URGENT)
+        state.eviction = sim.clock.after(seconds * 1000, partial(_evict, sim, state), URGENT)
         state.timers.append(state.eviction)
 
 

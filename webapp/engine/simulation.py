@@ -9,9 +9,12 @@ become transitions (see docs/internals.md).
 
 from __future__ import annotations
 
+import copy
+import math
 import random
 import uuid
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from webapp.engine import scheduler
@@ -24,27 +27,49 @@ from webapp.engine.apiserver.defaults import (
     apply_pod_defaults,
     pod_qos_class,
 )
+from webapp.engine.apiserver.deletion import (
+    before_delete,
+    before_delete_again,
+    check_graceful_delete,
+)
+from webapp.engine.checkpoint import Checkpoint, CheckpointStore
+from webapp.engine.checkpoint import restore as restore_checkpoint
+from webapp.engine.checkpoint import take as take_checkpoint
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
-from webapp.engine.core.transitions import TransitionLog, container_place
+from webapp.engine.core.transitions import STAGE_OF_STEP, TransitionLog, container_place
+from webapp.engine.kubelet.coasting import coast
 from webapp.engine.kubelet.conditions import mark_pod_not_ready, pod_conditions
 from webapp.engine.kubelet.images import ImageRegistry
 from webapp.engine.kubelet.kubelet import Kubelet
 from webapp.engine.kubelet.phase import FAILED, SUCCEEDED, pod_phase
+from webapp.engine.kubelet.probes import ProbeWorker
 from webapp.engine.kubelet.runtime import ContainerInstance
 from webapp.engine.kubelet.status import api_container_status, probe_started_ready
 from webapp.engine.kubelet.termination import effective_grace_seconds
+from webapp.manifest import DEFAULT_HORIZON_SECONDS, ScenarioError, parse_scenario
+from webapp.manifest.errors import located_error
 
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
+# The user's action log is at most this long (as a share link's): replaying it stays cheap.
+MAX_ACTIONS = 1000
 
 
 class Simulation:
     """A deterministic run of one scenario. See docs/internals.md for the API."""
 
-    def __init__(self, scenario: Any, seed: int = 0) -> None:
+    max_actions = MAX_ACTIONS
+    # Steady probe ticks are done many at once (kubelet/coasting.py), with the same result as
+    # one by one; False runs every tick on its own (the tests compare both).
+    coasting = True
+
+    def __init__(
+        self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> None:
+        self.horizon_ms = _checked_horizon(scenario, horizon)
         self.scenario = scenario
         self.seed = seed
         self.rng = random.Random(seed)
@@ -55,7 +80,8 @@ class Simulation:
         self.pod_versions: list[tuple[float, str, dict]] = []
         self.actions: list[dict] = []
         document = scenario.simulation
-        self.behaviours: dict[str, dict] = document.get("containers") or {}
+        # A copy: set-probe before the kubelet exists changes it, never the shared scenario.
+        self.behaviours: dict[str, dict] = copy.deepcopy(document.get("containers") or {})
         self.images = ImageRegistry(document.get("images") or {}, self.rng)
         self.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
         self.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
@@ -71,6 +97,7 @@ class Simulation:
         self.scheduled_condition: dict | None = None
         self.deletion_ms: int | None = None
         self.deletion_grace_seconds: int | None = None
+        self.deletion_timestamp_ms: int | None = None
         self.pod_removed = False
         self.start_time_ms: int | None = None
         self._kubelet_status: dict | None = None
@@ -79,25 +106,55 @@ class Simulation:
         self._pod: dict | None = None
         self._slices: dict[str, dict] = {}
         self._terminal_phase: str | None = None
+        self._qos: tuple[dict, str] | None = None
+        self._coast_misses = 0  # coasting tries that found nothing steady, in a row (at most 6)
+        self._coast_wait = 0  # probe instants to let pass before trying again
+        self.checkpoints: CheckpointStore | None = None  # where to keep checkpoints, if anywhere
+        self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
         self._submit()
 
     # -- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_yaml(cls, text: str, seed: int = 0) -> Simulation:
-        from webapp.manifest import parse_scenario
-
-        return cls(parse_scenario(text), seed=seed)
-
-    @classmethod
-    def from_scenario(cls, scenario: Any, seed: int = 0) -> Simulation:
-        return cls(scenario, seed=seed)
+    def from_yaml(
+        cls, text: str, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> Simulation:
+        return cls(parse_scenario(text, horizon=horizon), seed=seed, horizon=horizon)
 
     @classmethod
-    def replay(cls, scenario: Any, actions: list[dict], until: float, seed: int = 0) -> Simulation:
-        """Rebuild by re-running from t=0, applying each logged action at its time."""
-        sim = cls(scenario, seed=seed)
-        until_ms = to_ms(until)
+    def from_scenario(
+        cls, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> Simulation:
+        return cls(scenario, seed=seed, horizon=horizon)
+
+    @classmethod
+    def replay(
+        cls,
+        scenario: Any,
+        actions: list[dict],
+        until: float,
+        seed: int = 0,
+        horizon: float = DEFAULT_HORIZON_SECONDS,
+        checkpoints: CheckpointStore | None = None,
+    ) -> Simulation:
+        """Rebuild by re-running from t=0, applying each logged action at its time (never
+        past the horizon: later actions are not applied). With ``checkpoints``, resume from
+        the latest one that fits instead (the result is the same, only faster), and keep
+        offering the store checkpoints while running."""
+        horizon_ms = to_ms(horizon)
+        until_ms = min(to_ms(until), horizon_ms)
+        start = None
+        if checkpoints is not None:
+            start = checkpoints.best(scenario, actions, until_ms, seed, horizon_ms)
+        if start is not None:
+            sim = restore_checkpoint(start)
+            actions = actions[len(start.actions) :]
+            sim.checkpoints = checkpoints
+            checkpoints.adopt(sim)
+        else:
+            sim = cls(scenario, seed=seed, horizon=horizon)
+            sim.checkpoints = checkpoints
+        until_ms = min(until_ms, sim.horizon_ms)
         for action in actions:
             at_ms = to_ms(action.get("at", 0))
             if at_ms > until_ms:
@@ -125,14 +182,14 @@ class Simulation:
             self.clock.schedule(to_ms(action.get("at", 0)), self._script_action(action), URGENT)
 
     def _script_action(self, action: dict):
-        def run() -> None:
-            try:
-                payload = {k: v for k, v in action.items() if k != "at"}
-                perform_action(self, validate_action(self, payload))
-            except ActionError:
-                pass  # a scripted action that no longer applies is skipped
+        return partial(self._run_script_action, action)
 
-        return run
+    def _run_script_action(self, action: dict) -> None:
+        try:
+            payload = {k: v for k, v in action.items() if k != "at"}
+            perform_action(self, validate_action(self, payload))
+        except ActionError:
+            pass  # a scripted action that no longer applies is skipped
 
     # -- names --------------------------------------------------------------------------
 
@@ -171,36 +228,79 @@ class Simulation:
         return wall_time(self.clock.now_ms if t is None else to_ms(t))
 
     def advance(self, seconds: float) -> None:
-        """Run every event due up to now + ``seconds``."""
+        """Run every event due up to now + ``seconds`` (at most up to the horizon)."""
         self._run_until(self.clock.now_ms + to_ms(seconds))
 
     def next_event_time(self) -> float | None:
+        """Virtual second of the next queued event, None when nothing is queued before the
+        horizon."""
         next_ms = self.clock.peek()
-        return None if next_ms is None else next_ms / 1000
+        return None if next_ms is None or next_ms > self.horizon_ms else next_ms / 1000
 
     def step(self) -> bool:
-        """Advance to the next event time and run everything due then."""
+        """Advance to the next event time and run everything due then; False when nothing
+        is queued before the horizon."""
         next_ms = self.clock.peek()
-        if next_ms is None:
+        if next_ms is None or next_ms > self.horizon_ms:
             return False
         self._run_until(next_ms)
         return True
 
+    @property
+    def horizon(self) -> float:
+        """The last virtual second this run can reach: nothing runs after it."""
+        return self.horizon_ms / 1000
+
     def _run_until(self, until_ms: int) -> None:
+        until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
+        tried = None
         while True:
             next_ms = clock.peek()
             if next_ms is None or next_ms > until_ms:
                 break
+            if self.coasting and next_ms != tried and self.kubelet is not None:
+                timer = clock.peek_timer()
+                if timer is not None and isinstance(timer.tag, ProbeWorker):
+                    tried = next_ms  # one try per instant: steady ticks are done at once
+                    if self._coast_wait > 0:
+                        self._coast_wait -= 1
+                    elif coast(self.kubelet, clock, until_ms):
+                        self._coast_misses = 0
+                        if self.checkpoints is not None:
+                            self.checkpoints.offer(self)
+                        continue
+                    else:  # not steady now: try again after a few instants, fewer if it misses
+                        self._coast_misses = min(self._coast_misses + 1, 6)
+                        self._coast_wait = 2**self._coast_misses
             clock.step()
             if self._dirty:
                 self._flush()
+            if self.checkpoints is not None:
+                self.checkpoints.offer(self)
         clock.now_ms = max(clock.now_ms, until_ms)
+        if self.checkpoints is not None:
+            self.checkpoints.offer(self)
 
     # -- actions ------------------------------------------------------------------------
 
+    def checkpoint(self) -> Checkpoint | None:
+        """This run's whole state now, to resume from (None while a kubelet step is under
+        way: engine/checkpoint.py)."""
+        return take_checkpoint(self)
+
+    @classmethod
+    def restore(cls, checkpoint: Checkpoint) -> Simulation:
+        """A new run in the checkpoint's state; it runs on exactly as the original would."""
+        return restore_checkpoint(checkpoint)
+
     def act(self, action: dict) -> None:
-        """Apply a user action now; ActionError (not logged) when it is invalid."""
+        """Apply a user action now; ActionError (not logged) when it is invalid. A refused
+        action changes nothing: every check runs before the first change."""
+        if len(self.actions) >= self.max_actions:
+            raise ActionError("too_many_actions", {"limit": self.max_actions},
+                              f"This run already has {self.max_actions} actions; "
+                              "start it again to act further.")  # fmt: skip
         checked = validate_action(self, action)
         perform_action(self, checked)
         self.actions.append({"at": self.now, **action})
@@ -225,6 +325,21 @@ class Simulation:
     def nodes(self) -> list[dict]:
         return [state.obj for state in self.nodes_by_name.values()]
 
+    @property
+    def revision(self) -> int:
+        """A counter that moves whenever ``transitions`` changes: a new item or a longer run."""
+        return self._log.revision
+
+    def runs_extended_since(self, revision: int) -> list[dict]:
+        """The transitions whose ``repeat`` grew after ``revision`` (by seq)."""
+        items = self.transitions
+        changed = []
+        for seq, extended_at in reversed(self._log.extended.items()):
+            if extended_at <= revision:
+                break
+            changed.append(items[seq])
+        return sorted(changed, key=lambda item: item["seq"])
+
     def trace(self) -> dict:
         return {
             "pod": self.pod(),
@@ -241,15 +356,48 @@ class Simulation:
     def transition(self, step: str, obj: str, field: str, before: Any, after: Any, cause: str,
                    *, container: str | None = None, stage: int | None = None,
                    seconds: float | None = None) -> None:  # fmt: skip
-        deleting = self.deletion_ms is not None
-        if stage is None and container is not None and obj.startswith("Container/"):
-            stopping = self.kubelet is not None and self.kubelet.stopping
-            step, stage = container_place(step, self.container_kind(container),
-                                          deleting=deleting, stopping=stopping)  # fmt: skip
-        elif stage is None and deleting:
-            stage = 5
+        if stage is None:
+            step, stage = self._place(step, obj, container)
         self._log.record(self.clock.now_ms, step, obj, field, before, after, cause,
                          container=container, stage=stage, seconds=seconds)  # fmt: skip
+
+    def _place(self, step: str, obj: str, container: str | None) -> tuple[str, int | None]:
+        """(step, stage) of a transition whose stage the caller left to the Simulation."""
+        deleting = self.deletion_ms is not None
+        if container is not None and obj.startswith("Container/"):
+            stopping = self.kubelet is not None and self.kubelet.stopping
+            return container_place(step, self.container_kind(container),
+                                   deleting=deleting, stopping=stopping)  # fmt: skip
+        return step, (5 if deleting else None)
+
+    def run_continues(self, step: str, obj: str, field: str, result: str, cause: str,
+                      container: str, first_ms: int, period_ms: int) -> bool:  # fmt: skip
+        """Would the transition ``transition(step, obj, field, result, result, cause)`` at
+        ``first_ms`` only lengthen the open run of (obj, field), one period after its last?"""
+        run = self._log.run_of(obj, field)
+        if run is None or run[2] != period_ms or run[1] + period_ms != first_ms:
+            return False
+        step, stage = self._place(step, obj, container)
+        item = run[0]
+        stage = stage if stage is not None else STAGE_OF_STEP[step]
+        return (item["before"], item["after"], item["cause"], item["step"], item["stage"],
+                item["container"]) == (result, result, cause, step, stage, container)  # fmt: skip
+
+    def extend_run(self, obj: str, field: str, count: int, last_ms: int) -> None:
+        self._log.extend_run(obj, field, count, last_ms)
+
+    def pod_event_seen(self, event_type: str, reason: str, message: str, *, component: str,
+                       host: str = "", field_path: str = "") -> bool:  # fmt: skip
+        ref = ObjectReference("Pod", self.pod_name, self.namespace, self.uid, field_path=field_path)
+        return self.recorder.seen(ref, event_type, reason, message,
+                                  component=component, host=host) is not None  # fmt: skip
+
+    def pod_event_again(self, event_type: str, reason: str, message: str, count: int, ms: int,
+                        *, component: str, host: str = "", field_path: str = "") -> None:  # fmt: skip
+        ref = ObjectReference("Pod", self.pod_name, self.namespace, self.uid, field_path=field_path)
+        event = self.recorder.seen(ref, event_type, reason, message, component=component, host=host)
+        assert event is not None
+        self.recorder.again(event, count, ms)
 
     def container_kind(self, name: str) -> str:
         """The kind of a container of the Pod's spec: init, sidecar or app."""
@@ -288,7 +436,7 @@ class Simulation:
     def runtime_exit(self, instance: ContainerInstance) -> None:
         """The runtime saw a process end: record signals and the exit itself."""
         obj = f"Container/{instance.name}"
-        if instance.signal == "SIGKILL":
+        if instance.signal == "SIGKILL" and instance.sigterm_ms is not None:
             self.transition("sigkill", obj, "signal", "SIGTERM", "SIGKILL",
                             "Grace period over: SIGKILL", container=instance.name)  # fmt: skip
         self.transition(
@@ -354,17 +502,21 @@ class Simulation:
     def delete_pod(
         self, grace_seconds: int | None, *, force: bool = False, cause: str = ""
     ) -> None:
-        """``CheckGracefulDelete`` and the registry: deletionTimestamp, or removal at once."""
+        """``CheckGracefulDelete`` and ``BeforeDelete``: deletionTimestamp, or removal at once
+        (the Go arithmetic and its int64 wrap-around are in :mod:`apiserver.deletion`)."""
         if self.deletion_ms is not None:
             self._delete_again(grace_seconds, cause)
             return
-        spec_grace = int(self.pod_spec.get("terminationGracePeriodSeconds", 30))
-        grace = spec_grace if grace_seconds is None else max(0, int(grace_seconds))
         phase = (self._pod or {}).get("status", {}).get("phase")
-        if self.node_name is None or phase in (SUCCEEDED, FAILED):
-            grace = 0
+        grace = check_graceful_delete(
+            grace_seconds,
+            self.pod_spec.get("terminationGracePeriodSeconds", 30),
+            scheduled=self.node_name is not None,
+            terminal=phase in (SUCCEEDED, FAILED),
+        )
         self.deletion_grace_seconds = grace
         self.deletion_ms = self.clock.now_ms
+        self.deletion_timestamp_ms = before_delete(self.clock.now_ms, grace)
         self.mark_dirty()
         if grace == 0:
             self._flush()
@@ -385,6 +537,9 @@ class Simulation:
             return  # graceful deletion is pending: nothing changes
         grace = max(0, int(grace_seconds))
         self.deletion_grace_seconds = grace
+        self.deletion_timestamp_ms = before_delete_again(
+            self.deletion_timestamp_ms or 0, current, grace
+        )
         self.mark_dirty()
         self._flush()
         self.transition("grace", self.pod_object, "metadata.deletionGracePeriodSeconds",
@@ -428,6 +583,8 @@ class Simulation:
             return
         self._resource_version += 1
         pod["metadata"]["resourceVersion"] = str(self._resource_version)
+        if old is not None:
+            share_unchanged(pod, old)  # versions share what did not change (memory)
         self._pod = pod
         self.pod_versions.append((self.now, "ADDED" if old is None else "MODIFIED", pod))
         items = pod_transitions(self, old, pod) if old is not None else []
@@ -442,9 +599,7 @@ class Simulation:
         metadata["resourceVersion"] = str(self._resource_version)
         metadata["creationTimestamp"] = rfc3339(0)
         if self.deletion_ms is not None:
-            metadata["deletionTimestamp"] = rfc3339(
-                self.deletion_ms + self.deletion_grace_seconds * 1000
-            )
+            metadata["deletionTimestamp"] = rfc3339(self.deletion_timestamp_ms or 0)
             metadata["deletionGracePeriodSeconds"] = self.deletion_grace_seconds
         metadata = dict(sorted(metadata.items()))
         return {
@@ -465,12 +620,20 @@ class Simulation:
             status: dict = {"phase": "Pending"}
             if self.scheduled_condition is not None:
                 status["conditions"] = [self._scheduler_condition()]
-            status["qosClass"] = pod_qos_class(self.pod_object_dict)
+            status["qosClass"] = self._qos_class()
             return status
         if not self.node_up(kubelet.node_name) and self._kubelet_status is not None:
             return self._kubelet_status  # the kubelet cannot post; the controller may patch
         self._kubelet_status = self._generate_kubelet_status(kubelet)
         return self._kubelet_status
+
+    def _qos_class(self) -> str:
+        """``GetPodQOS`` of the Pod's spec, computed again only when the spec is replaced."""
+        spec = self.pod_object_dict["spec"]
+        cached = self._qos
+        if cached is None or cached[0] is not spec:
+            cached = self._qos = (spec, pod_qos_class(self.pod_object_dict))
+        return cached[1]
 
     def _scheduler_condition(self) -> dict:
         """PodScheduled as the scheduler (False, Unschedulable) or the binding (True) set it."""
@@ -530,7 +693,7 @@ class Simulation:
         if init_statuses:
             status["initContainerStatuses"] = init_statuses
         status["containerStatuses"] = statuses
-        status["qosClass"] = pod_qos_class(self.pod_object_dict)
+        status["qosClass"] = self._qos_class()
         return status
 
     def mark_pod_not_ready(self) -> None:
@@ -566,6 +729,49 @@ class Simulation:
 
     def update_services(self) -> None:
         self._update_endpoints(None if self.pod_removed else self._pod)
+
+
+_MISSING = object()
+
+
+def share_unchanged(new: Any, old: Any) -> None:
+    """Put ``old``'s sub-objects into ``new`` wherever they are equal, so consecutive watch
+    versions of the Pod share everything that did not change (twenty container statuses of
+    which one moved). Objects in ``pod_versions`` are never changed in place, so sharing is
+    safe; ``new`` must not be published yet."""
+    if isinstance(new, dict) and isinstance(old, dict):
+        for key, value in new.items():
+            before = old.get(key, _MISSING)
+            if before is _MISSING or before is value:
+                continue
+            if value == before:
+                new[key] = before
+            else:
+                share_unchanged(value, before)
+    elif isinstance(new, list) and isinstance(old, list):
+        for index, value in enumerate(new[: len(old)]):
+            before = old[index]
+            if value == before:
+                new[index] = before
+            else:
+                share_unchanged(value, before)
+
+
+def _checked_horizon(scenario: Any, horizon: float) -> int:
+    """The horizon in milliseconds; a scenario whose script or lesson reaches past it is a
+    located ScenarioError (found by checking its text against that horizon)."""
+    if not (isinstance(horizon, int | float) and math.isfinite(horizon) and horizon >= 0):
+        raise ValueError(f"the horizon must be a finite number of seconds >= 0, not {horizon!r}")
+    document = scenario.simulation
+    times = [step.get("at") for step in (document.get("script") or [])]
+    times += [step.get("at") for step in (document.get("lesson") or [])]
+    if any(t is not None and t > horizon for t in times):
+        parse_scenario(scenario.text, horizon=horizon)  # raises with every located error
+        raise ScenarioError(
+            [located_error(0, (), 1, 1, "beyond_horizon", {"value": max(t for t in times
+             if t is not None), "horizon": horizon})]
+        )  # fmt: skip
+    return to_ms(horizon)
 
 
 def _internal_ip(node: dict) -> str:

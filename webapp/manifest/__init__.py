@@ -8,5 +8,13 @@ localize_errors(err.errors, "zh")   # the same errors with Chinese messages
 from webapp.manifest.errors import ScenarioError
 from webapp.manifest.messages import localize_errors
 from webapp.manifest.scenario import Scenario, parse_objects, parse_scenario
+from webapp.manifest.simulation_doc import DEFAULT_HORIZON_SECONDS
 
-__all__ = ["Scenario", "ScenarioError", "localize_errors", "parse_objects", "parse_scenario"]
+__all__ = [
+    "DEFAULT_HORIZON_SECONDS",
+    "Scenario",
+    "ScenarioError",
+    "localize_errors",
+    "parse_objects",
+    "parse_scenario",
+]

@@ -51,6 +51,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "YAML syntax error: {problem}",
         "zh": "YAML 语法错误：{problem}",
     },
+    "lone_surrogate": {
+        "en": "this text has a character that is not valid Unicode ({code_point}, a lone "
+        "surrogate); it cannot be stored as UTF-8",
+        "zh": "这段文本含有无效的 Unicode 字符（{code_point}，孤立的代理项），无法以 UTF-8 保存",
+    },
+    "not_finite": {
+        "en": "{value} is not a finite number: Kubernetes objects travel as JSON, which has no "
+        "NaN or infinity",
+        "zh": "{value} 不是有限的数：Kubernetes 对象以 JSON 传输，而 JSON 没有 NaN 和无穷大",
+    },
+    "number_too_long": {
+        "en": "the number {value} is longer than {limit} digits; no field takes a number this "
+        "large",
+        "zh": "数字 {value} 超过了 {limit} 位，没有任何字段接受这么大的数",
+    },
+    "tag_mismatch": {
+        "en": "{value} is not a valid {tag} value; remove the tag or fix the value",
+        "zh": "{value} 不是有效的 {tag} 值：请删除这个标签或改正这个值",
+    },
     "empty": {
         "en": "the text is empty: write at least one document, such as a Pod",
         "zh": "文本是空的：请至少写一个文档，例如一个 Pod",
@@ -125,6 +144,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "must be a number or a name, such as 8080 or http",
         "zh": "必须是数字或名称，例如 8080 或 http",
     },
+    "integer_range": {
+        "en": "{value} does not fit in this field's {format}: the API server takes {minimum} to "
+        "{maximum}",
+        "zh": "{value} 超出了这个字段的 {format} 范围：API Server 只接受 {minimum} 到 {maximum}",
+    },
     "enum": {
         "en": '"{value}" is not allowed; use one of: {allowed}',
         "zh": '不允许使用 "{value}"；可用的值有：{allowed}',
@@ -190,6 +214,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "must be at least {minimum}, not {value}",
         "zh": "不能小于 {minimum}，当前是 {value}",
     },
+    "maximum": {
+        "en": "must be at most {maximum}, not {value}",
+        "zh": "不能大于 {maximum}，当前是 {value}",
+    },
     "duplicate_container": {
         "en": 'the container name "{name}" is used twice (first at {first})',
         "zh": '容器名 "{name}" 被用了两次（第一次在 {first}）',
@@ -214,6 +242,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "unknown_container": {
         "en": 'the Pod has no container named "{container}"; its containers are: {available}',
         "zh": 'Pod 中没有名为 "{container}" 的容器；现有的容器是：{available}',
+    },
+    "beyond_horizon": {
+        "en": "{value} s is past the end of the run at {horizon} s: nothing after it is ever "
+        "simulated",
+        "zh": "{value} 秒已经超过了运行的终点 {horizon} 秒：终点之后的事情不会被模拟",
+    },
+    "too_many_items": {
+        "en": "this list has {count} entries; the limit here is {limit}",
+        "zh": "这个列表有 {count} 项，超过了 {limit} 项的上限",
     },
     "lesson_timing": {
         "en": "a lesson step needs either at (seconds) or when (a status such as Running), not both",

@@ -9,8 +9,12 @@ from typing import Any
 from webapp.manifest.errors import Finding, ScenarioError, located_error
 from webapp.manifest.rules import container_names, rule_findings
 from webapp.manifest.schema import json_type, schema_findings
-from webapp.manifest.simulation_doc import normalise_simulation, simulation_findings
-from webapp.manifest.yaml_reader import Document, read_documents
+from webapp.manifest.simulation_doc import (
+    DEFAULT_HORIZON_SECONDS,
+    normalise_simulation,
+    simulation_findings,
+)
+from webapp.manifest.yaml_reader import VALUE_PROBLEMS, Document, read_documents
 
 SIMULATION = "Simulation"
 # kind -> the apiVersion it is written with.
@@ -142,9 +146,13 @@ def _read(
         errors.extend(document.locate(finding) for finding in findings)
         if kind is not None:
             typed.append(_Typed(document, kind))
+    # A value the reader refused (not finite, too long, not valid Unicode) was read as
+    # null: the schema's view of that null would only repeat the same error.
+    refused = {(e["doc"], e["path"]) for e in errors if e["code"] in VALUE_PROBLEMS}
     for item in typed:
         if item.kind != SIMULATION:
-            errors.extend(item.document.locate(f) for f in _object_findings(item))
+            located = (item.document.locate(f) for f in _object_findings(item))
+            errors.extend(e for e in located if (e["doc"], e["path"]) not in refused)
     errors.extend(_duplicate_objects([t for t in typed if t.kind not in (SIMULATION, *single)]))
     return typed, errors, len(documents) - len(typed)
 
@@ -167,8 +175,11 @@ def _apply_errors(text: str) -> list[dict[str, Any]]:
     return []
 
 
-def parse_scenario(text: str) -> Scenario:
-    """Read and check a scenario text; raise ScenarioError with every located error."""
+def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scenario:
+    """Read and check a scenario text; raise ScenarioError with every located error.
+
+    Every time and duration of the Simulation document (script and lesson times included)
+    must be at most `horizon`, the virtual second the run ends at."""
     typed, errors, untyped = _read(text, tuple(API_VERSIONS), single=("Pod",))
     pods = [t for t in typed if t.kind == "Pod"]
     simulations = [t for t in typed if t.kind == SIMULATION]
@@ -179,9 +190,11 @@ def parse_scenario(text: str) -> Scenario:
     errors.extend(_extra(simulations, "extra_simulation"))
     pod = pods[0].data if len(pods) == 1 else None
     names = list(dict.fromkeys(container_names(pod))) if pod is not None else None
+    refused = {(e["doc"], e["path"]) for e in errors if e["code"] in VALUE_PROBLEMS}
     for simulation in simulations[:1]:
-        findings = simulation_findings(simulation.data, names, _apply_errors)
-        errors.extend(simulation.document.locate(f) for f in findings)
+        findings = simulation_findings(simulation.data, names, _apply_errors, horizon)
+        located = (simulation.document.locate(f) for f in findings)
+        errors.extend(e for e in located if (e["doc"], e["path"]) not in refused)
     if errors or pod is None:
         raise ScenarioError(errors or [located_error(0, (), 1, 1, "no_pod", {})])
 

@@ -32,16 +32,25 @@ _QUANTITY_KEYWORD = "x-playground-quantity"
 
 # Kubernetes' resource.Quantity grammar: a decimal number and an optional suffix
 # (binary Ki..Ei, decimal n..E, or a decimal exponent).
+_EXPONENT = re.compile(r"[eE][+-]?\d+")
 QUANTITY = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
 
 
 def is_quantity(value: Any) -> bool:
-    """True for a valid Kubernetes quantity: "100m", "128Mi", "1.5", 2, 0.5."""
+    """True for a valid Kubernetes quantity: "100m", "128Mi", "1.5", 2, 0.5. A decimal
+    exponent is an int32, as ParseQuantity's suffix parser reads it ("1e9999999999" is not)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int | float):
         return True
-    return isinstance(value, str) and QUANTITY.fullmatch(value) is not None
+    match = QUANTITY.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return False
+    suffix = match.group(3) or ""
+    if _EXPONENT.fullmatch(suffix):
+        exponent = suffix[1:].lstrip("+-").lstrip("0")
+        return len(exponent) <= 10 and int(exponent or "0") <= 2**31 - 1
+    return True
 
 
 def _check_quantity(
@@ -51,8 +60,34 @@ def _check_quantity(
         yield jsonschema.ValidationError(f"{instance!r} is not a quantity")
 
 
+# Integer fields as the API server's Go types hold them (`format` in the OpenAPI schema).
+# A number outside them never reaches validation there: decoding the JSON fails.
+INTEGER_FORMATS = {
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+
+
+def _check_integer_format(
+    validator: Any, format_name: Any, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    """`format: int32 | int64`: the value fits the Go integer type (other formats: no check,
+    as before). An integral float (`30.0`) is the integer JSON would carry."""
+    bounds = INTEGER_FORMATS.get(format_name)
+    if bounds is None or isinstance(instance, bool) or not isinstance(instance, int | float):
+        return
+    if isinstance(instance, float) and not instance.is_integer():
+        return  # the type keyword reports it
+    low, high = bounds
+    if not low <= instance <= high:
+        error = jsonschema.ValidationError(f"{instance} does not fit in {format_name}")
+        error.validator_value = format_name
+        yield error
+
+
 _Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator, {_QUANTITY_KEYWORD: _check_quantity}
+    jsonschema.Draft202012Validator,
+    {_QUANTITY_KEYWORD: _check_quantity, "format": _check_integer_format},
 )
 
 
@@ -148,6 +183,14 @@ def _translate(error: jsonschema.ValidationError) -> Iterator[Finding]:
         yield Finding(path, "quantity", {"value": _shown(error.instance)})
     elif keyword == "oneOf" and _branch_types(error) == {"string", "integer"}:
         yield Finding(path, "int_or_string", {"value": _shown(error.instance)})
+    elif keyword == "format" and error.validator_value in INTEGER_FORMATS:
+        low, high = INTEGER_FORMATS[error.validator_value]
+        yield Finding(
+            path,
+            "integer_range",
+            {"value": _shown(error.instance), "format": error.validator_value,
+             "minimum": low, "maximum": high},
+        )  # fmt: skip
     elif keyword == "enum":
         yield Finding(
             path, "enum", {"value": _shown(error.instance), "allowed": list(error.validator_value)}

@@ -6,7 +6,9 @@ The document's shape is declared below as small checkers (`fields`, `map_of`, `l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from webapp.manifest.errors import Finding, Path
@@ -17,6 +19,17 @@ Check = Callable[[Any, Path], Iterator[Finding]]
 ApplyCheck = Callable[[str], list[dict[str, Any]]]
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+
+# Limits (docs/architecture.md, "Limits"). A run never goes past its horizon, so every time
+# and duration of the document is at most the horizon; the default is a session's end.
+DEFAULT_HORIZON_SECONDS = 7200.0
+MAX_SCRIPT_STEPS = 100
+MAX_LESSON_STEPS = 100
+# A process's exit status is 8 bits: the kernel keeps exit(n) & 0xff and containerd reports
+# it, or 128 + the signal (CONTAINER-SEMANTICS §1.7), so 0..255 is every code a runtime shows.
+MAX_EXIT_CODE = 255
+INT64_MAX = 2**63 - 1
+MAX_MIB = INT64_MAX // (1024 * 1024)  # memoryMiB and sizeMiB in bytes still fit an int64
 PROBES = ("liveness", "readiness", "startup")
 HEALTH = ("healthy", "failing")
 LANGUAGES = ("en", "zh")
@@ -29,26 +42,35 @@ def _wrong_type(path: Path, expected: str, value: Any) -> Finding:
     return Finding(path, "wrong_type", {"expected": expected, "found": json_type(value)})
 
 
-def number(minimum: float | None = 0) -> Check:
-    """A number (integer or decimal), at least `minimum`."""
+def number(minimum: float | None = 0, *, horizon: float | None = None) -> Check:
+    """A finite number (integer or decimal), at least `minimum`; with a `horizon`, a time
+    or duration of the run, so at most the horizon (nothing after it is ever simulated)."""
 
     def check(value: Any, path: Path) -> Iterator[Finding]:
         if isinstance(value, bool) or not isinstance(value, int | float):
             yield _wrong_type(path, "number", value)
+        elif not math.isfinite(value):
+            yield Finding(path, "not_finite", {"value": str(value)})
         elif minimum is not None and value < minimum:
             yield Finding(path, "minimum", {"minimum": minimum, "value": value})
+        elif horizon is not None and value > horizon:
+            yield Finding(path, "beyond_horizon", {"value": value, "horizon": horizon})
 
     return check
 
 
-def integer(minimum: int | None = 0) -> Check:
-    """An integer, at least `minimum`."""
+def integer(minimum: int | None = 0, maximum: int = INT64_MAX) -> Check:
+    """An integer from `minimum` to `maximum` (an integral decimal, 3.0, counts as 3)."""
 
     def check(value: Any, path: Path) -> Iterator[Finding]:
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             yield _wrong_type(path, "integer", value)
         elif minimum is not None and value < minimum:
             yield Finding(path, "minimum", {"minimum": minimum, "value": value})
+        elif value > maximum:
+            yield Finding(path, "maximum", {"maximum": maximum, "value": value})
 
     return check
 
@@ -111,12 +133,15 @@ def map_of(item_check: Check) -> Check:
     return check
 
 
-def list_of(item_check: Check) -> Check:
-    """A list of values checked by `item_check`."""
+def list_of(item_check: Check, limit: int | None = None) -> Check:
+    """A list of values checked by `item_check`, at most `limit` of them."""
 
     def check(value: Any, path: Path) -> Iterator[Finding]:
         if not isinstance(value, list):
             yield _wrong_type(path, "list", value)
+            return
+        if limit is not None and len(value) > limit:
+            yield Finding(path, "too_many_items", {"count": len(value), "limit": limit})
             return
         for i, item in enumerate(value):
             yield from item_check(item, (*path, i))
@@ -138,30 +163,14 @@ def text(value: Any, path: Path) -> Iterator[Finding]:
 
 # --- the document ---------------------------------------------------------------------
 
-HOOK = fields({"seconds": number(), "fails": boolean})
-CONTAINER = fields(
-    {
-        "startSeconds": number(),
-        "exitAfterSeconds": number(),
-        "exitCode": integer(),
-        "sigtermSeconds": number(),
-        "sigtermExitCode": integer(),
-        "ignoreSigterm": boolean,
-        "memoryMiB": integer(),
-        "probes": fields({probe: one_of(HEALTH) for probe in PROBES}),
-        "hooks": fields({"postStart": HOOK, "preStop": HOOK}),
-    }
-)
-IMAGE = fields({"pullSeconds": number(), "sizeMiB": integer(), "exists": boolean})
-
 # Fields of each script action besides `at` and `action`, and which are required.
 ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
-    "delete": ({"gracePeriodSeconds": integer(), "force": boolean}, ()),
+    "delete": ({"gracePeriodSeconds": integer(0, INT64_MAX), "force": boolean}, ()),
     "set-probe": (
         {"container": string, "probe": one_of(PROBES), "healthy": boolean},
         ("container", "probe", "healthy"),
     ),
-    "crash": ({"container": string, "exitCode": integer()}, ("container",)),
+    "crash": ({"container": string, "exitCode": integer(0, MAX_EXIT_CODE)}, ("container",)),
     "oom": ({"container": string}, ("container",)),
     "node-down": ({"node": string}, ("node",)),
     "node-up": ({"node": string}, ("node",)),
@@ -169,56 +178,76 @@ ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
 }
 
 
-def script_step(value: Any, path: Path) -> Iterator[Finding]:
-    """{at, action, ...}: the action's own fields depend on the action."""
-    if not isinstance(value, dict):
-        yield _wrong_type(path, "mapping", value)
-        return
-    common: dict[str, Check] = {"at": number(), "action": one_of(ACTIONS)}
-    action = value.get("action")
-    if not isinstance(action, str) or action not in ACTION_FIELDS:
-        yield from fields(common, ("at", "action"))(
-            {k: v for k, v in value.items() if k in common}, path
-        )
-        return
-    own, required = ACTION_FIELDS[action]
-    yield from fields({**common, **own}, ("at", "action", *required))(value, path)
+@cache
+def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
+    """The whole Simulation document, its times and durations at most `horizon` seconds."""
+    seconds = number(horizon=horizon)
+    hook = fields({"seconds": seconds, "fails": boolean})
+    container = fields(
+        {
+            "startSeconds": seconds,
+            "exitAfterSeconds": seconds,
+            "exitCode": integer(0, MAX_EXIT_CODE),
+            "sigtermSeconds": seconds,
+            "sigtermExitCode": integer(0, MAX_EXIT_CODE),
+            "ignoreSigterm": boolean,
+            "memoryMiB": integer(0, MAX_MIB),
+            "probes": fields({probe: one_of(HEALTH) for probe in PROBES}),
+            "hooks": fields({"postStart": hook, "preStop": hook}),
+        }
+    )
+    image = fields({"pullSeconds": seconds, "sizeMiB": integer(0, MAX_MIB), "exists": boolean})
 
+    def script_step(value: Any, path: Path) -> Iterator[Finding]:
+        """{at, action, ...}: the action's own fields depend on the action."""
+        if not isinstance(value, dict):
+            yield _wrong_type(path, "mapping", value)
+            return
+        common: dict[str, Check] = {"at": seconds, "action": one_of(ACTIONS)}
+        action = value.get("action")
+        if not isinstance(action, str) or action not in ACTION_FIELDS:
+            yield from fields(common, ("at", "action"))(
+                {k: v for k, v in value.items() if k in common}, path
+            )
+            return
+        own, required = ACTION_FIELDS[action]
+        yield from fields({**common, **own}, ("at", "action", *required))(value, path)
 
-def lesson_step(value: Any, path: Path) -> Iterator[Finding]:
-    """{at | when, text}."""
-    yield from fields({"at": number(), "when": string, "text": text}, ("text",))(value, path)
-    if isinstance(value, dict) and ("at" in value) == ("when" in value):
-        yield Finding(path, "lesson_timing", {})
+    def lesson_step(value: Any, path: Path) -> Iterator[Finding]:
+        """{at | when, text}."""
+        yield from fields({"at": seconds, "when": string, "text": text}, ("text",))(value, path)
+        if isinstance(value, dict) and ("at" in value) == ("when" in value):
+            yield Finding(path, "lesson_timing", {})
 
-
-SIMULATION = fields(
-    {
-        "apiVersion": one_of(("playground/v1",)),
-        "kind": one_of(("Simulation",)),
-        "metadata": fields({"name": string}, ("name",)),
-        "title": text,
-        "description": text,
-        "containers": map_of(CONTAINER),
-        "images": map_of(IMAGE),
-        "script": list_of(script_step),
-        "lesson": list_of(lesson_step),
-    },
-    ("metadata",),
-)
+    return fields(
+        {
+            "apiVersion": one_of(("playground/v1",)),
+            "kind": one_of(("Simulation",)),
+            "metadata": fields({"name": string}, ("name",)),
+            "title": text,
+            "description": text,
+            "containers": map_of(container),
+            "images": map_of(image),
+            "script": list_of(script_step, MAX_SCRIPT_STEPS),
+            "lesson": list_of(lesson_step, MAX_LESSON_STEPS),
+        },
+        ("metadata",),
+    )
 
 
 def simulation_findings(
     simulation: dict[str, Any],
     containers: list[str] | None,
     check_apply: ApplyCheck | None = None,
+    horizon: float = DEFAULT_HORIZON_SECONDS,
 ) -> list[Finding]:
     """Every error of a Simulation document.
 
     `containers` are the Pod's container names (None when the Pod is unknown: references are
-    not checked); `check_apply` validates the text of `apply` actions.
+    not checked); `check_apply` validates the text of `apply` actions; every time and
+    duration is at most `horizon` virtual seconds (the end of the run).
     """
-    findings = list(SIMULATION(simulation, ()))
+    findings = list(document_check(float(horizon))(simulation, ()))
     if containers is not None:
         findings.extend(container_reference_findings(simulation, containers))
     if check_apply is not None:

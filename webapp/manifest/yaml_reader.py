@@ -9,6 +9,10 @@ by path and duplicate keys are caught.
 
 from __future__ import annotations
 
+import bisect
+import contextvars
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +24,10 @@ MAX_TEXT_BYTES = 256 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 10_000
 MAX_DOCUMENTS = 20
+# No field of any object takes a number this long; longer ones are refused as written,
+# before Python's int/str conversion limit (4300 digits) or float overflow can bite.
+MAX_NUMBER_DIGITS = 100
+_MAX_INT = 10**MAX_NUMBER_DIGITS
 
 _Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -45,7 +53,29 @@ class Mark:
 
     @classmethod
     def of(cls, mark: Any) -> Mark:
-        return cls(mark.line + 1, mark.column + 1)
+        """Where a YAML mark is, in the lines the editor shows (see :class:`Lines`)."""
+        lines = _LINES.get()
+        index = getattr(mark, "index", None)
+        if lines is None or index is None:
+            return cls(mark.line + 1, mark.column + 1)
+        return lines.mark(index)
+
+
+class Lines:
+    """Line starts of a text as the editor counts lines: ``\n``, ``\r\n`` and ``\r`` end
+    a line. YAML also ends lines at U+0085, U+2028 and U+2029, so its own line numbers would
+    point below the text the learner sees."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+    def mark(self, index: int) -> Mark:
+        line = bisect.bisect_right(self.starts, index)
+        return Mark(line, index - self.starts[line - 1] + 1)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINES: contextvars.ContextVar[Lines | None] = contextvars.ContextVar("yaml_lines", default=None)
 
 
 @dataclass(frozen=True)
@@ -84,14 +114,15 @@ class Document:
 
 
 def _refuse(doc: int, mark: Any, code: str, **params: Any) -> dict[str, Any]:
-    return located_error(doc, (), mark.line + 1, mark.column + 1, code, params)
+    at = Mark.of(mark)
+    return located_error(doc, (), at.line, at.column, code, params)
 
 
 def _syntax_error(doc: int, error: yaml.YAMLError) -> dict[str, Any]:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     problem = getattr(error, "problem", None) or str(error)
-    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-    return located_error(doc, (), line, column, "yaml_syntax", {"problem": problem})
+    at = Mark.of(mark) if mark is not None else Mark(1, 1)
+    return located_error(doc, (), at.line, at.column, "yaml_syntax", {"problem": problem})
 
 
 def check_events(text: str, max_documents: int = MAX_DOCUMENTS) -> list[Mark]:
@@ -171,7 +202,11 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, i), None) for i, item in enumerate(node.value)]
         assert isinstance(node, yaml.ScalarNode)  # aliases were refused before composing
-        return _scalar(node)
+        value, problem = _scalar(node)
+        if problem is not None:
+            code, params = problem
+            self._error(path, Mark.of(node.start_mark), code, **params)
+        return value
 
     def _mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -182,6 +217,9 @@ class _Builder:
                 self._error(path, key_mark, "complex_key")
                 continue
             name = str(key_node.value)
+            if _has_surrogate(name):
+                self._error(path, key_mark, "lone_surrogate", **_surrogate_params(name))
+                continue
             if name in first_lines:
                 self._error(
                     (*path, name), key_mark, "duplicate_key", key=name, first_line=first_lines[name]
@@ -195,11 +233,65 @@ class _Builder:
         self.errors.append(located_error(self.index, path, mark.line, mark.column, code, params))
 
 
-def _scalar(node: yaml.ScalarNode) -> Any:
+Problem = tuple[str, dict[str, Any]]
+# Codes of values the reader refused (and read as null).
+VALUE_PROBLEMS = frozenset({"lone_surrogate", "not_finite", "number_too_long", "tag_mismatch"})
+_DIGITS = re.compile(r"[-+]?[0-9_]+")
+
+
+def _scalar(node: yaml.ScalarNode) -> tuple[Any, Problem | None]:
+    """The JSON value of a scalar, or None and why it cannot be one.
+
+    Every value is checked once, here: strings are valid Unicode (a lone UTF-16 surrogate,
+    which a double-quoted ``"\\ud800"`` escape can produce, cannot be encoded as UTF-8);
+    numbers are finite (JSON, in which Kubernetes objects travel, has no NaN or infinity)
+    and at most MAX_NUMBER_DIGITS digits long.
+    """
     construct = _SCALAR_CONSTRUCTORS.get(node.tag)
     if construct is None:
-        return node.value  # strings, and timestamps kept as written, as JSON would carry them
-    return construct(_SCALAR_BUILDER, node)
+        text = node.value  # strings, and timestamps kept as written, as JSON would carry them
+        if _has_surrogate(text):
+            return None, ("lone_surrogate", _surrogate_params(text))
+        return text, None
+    written = _abbreviated(str(node.value))
+    try:
+        value = construct(_SCALAR_BUILDER, node)
+    except (ValueError, KeyError, TypeError, OverflowError, IndexError):
+        if node.tag == _YAML + "int" and _DIGITS.fullmatch(str(node.value)):
+            # more than 4300 decimal digits: Python refuses to convert them
+            return None, ("number_too_long", {"value": written, "limit": MAX_NUMBER_DIGITS})
+        # an explicit tag on a value it does not fit: `!!int abc`, `!!bool maybe`
+        return None, ("tag_mismatch", {"value": written, "tag": _short_tag(node.tag)})
+    if isinstance(value, float) and not math.isfinite(value):
+        return None, ("not_finite", {"value": written})
+    if isinstance(value, int) and not isinstance(value, bool) and not -_MAX_INT < value < _MAX_INT:
+        return None, ("number_too_long", {"value": written, "limit": MAX_NUMBER_DIGITS})
+    return value, None
+
+
+def _abbreviated(text: str, keep: int = 24) -> str:
+    """A long number as written, shortened for a message: ``123456…(5000 characters)``."""
+    return text if len(text) <= keep else f"{text[:keep]}…({len(text)} characters)"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def _surrogate_params(text: str) -> dict[str, Any]:
+    found = _SURROGATE.search(text)
+    return {"code_point": f"U+{ord(found.group()):04X}" if found else ""}
+
+
+def _surrogate_error(text: str, index: int) -> dict[str, Any]:
+    """The located error for a lone surrogate at ``index`` of the raw text."""
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return located_error(0, (), line, column, "lone_surrogate",
+                         {"code_point": f"U+{ord(text[index]):04X}"})  # fmt: skip
 
 
 def build_document(
@@ -220,7 +312,10 @@ def read_documents(
     """
     if not isinstance(text, str):
         raise ScenarioError([located_error(0, (), 1, 1, "not_text", {})])
-    size = len(text.encode("utf-8", errors="replace"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as error:  # a lone surrogate: not valid Unicode text
+        raise ScenarioError([_surrogate_error(text, error.start)]) from None
     if size > MAX_TEXT_BYTES:
         raise ScenarioError(
             [
@@ -234,6 +329,14 @@ def read_documents(
                 )
             ]
         )
+    token = _LINES.set(Lines(text))
+    try:
+        return _read(text, max_documents)
+    finally:
+        _LINES.reset(token)
+
+
+def _read(text: str, max_documents: int) -> tuple[list[Document], list[dict[str, Any]]]:
     starts = check_events(text, max_documents)
     trees = compose_documents(text)
     if not trees:

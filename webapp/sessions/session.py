@@ -17,12 +17,18 @@ import threading
 import time
 from typing import Any
 
+from webapp.engine.checkpoint import CheckpointStore
 from webapp.sessions.budget import CpuBudget
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
 
 log = logging.getLogger(__name__)
+
+# Checkpoints of a session's history (webapp.engine.checkpoint): one per this many virtual
+# seconds, at most this many bytes in all (past it they thin out to every other one).
+CHECKPOINT_INTERVAL = 60.0
+CHECKPOINT_BUDGET = 3_000_000
 
 # A paced tick waits at least this long after the session's previous message: at most ten
 # a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
@@ -62,13 +68,17 @@ class Session:
         # CPU time all sessions of its client may still spend on commands (shared), if any.
         self.client_cpu: CpuBudget | None = None
         self._view_refresh_seconds = view_refresh_seconds
+        self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
         self._install(sim, future=[])
 
     def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
+        if hasattr(sim, "checkpoints"):  # the engine keeps this history's checkpoints here
+            sim.checkpoints = self.checkpoints
         self.sim = sim
         self.future = future
         self.cache = StateCache(sim, self._view_refresh_seconds)
         self._sent_transitions = 0
+        self._sent_revision = -1
         self._sent_now: float | None = None
         self._sent_clock: dict[str, object] | None = None
         self._sent_wall = float("-inf")
@@ -128,16 +138,34 @@ class Session:
             self.run_until(min(due))
 
     def seek(self, t: float) -> None:
-        """Jump to virtual second `t`: forward by running, back by deterministic replay."""
-        if t >= self.sim.now:
+        """Jump to virtual second `t`: forward by running, back by deterministic replay; with
+        the engine's checkpoints, from the latest one before `t` when that is nearer."""
+        if t >= self.sim.now and not self._checkpoint_ahead(t):
             self.run_until(t)
         else:
             timeline = self.actions
             past = [a for a in timeline if a["at"] <= t]
             future = [a for a in timeline if a["at"] > t]
-            sim = type(self.sim).replay(self.scenario, past, until=t, seed=self.seed)
+            engine = type(self.sim)
+            if hasattr(self.sim, "checkpoints"):  # resume from the nearest checkpoint
+                sim = engine.replay(self.scenario, past, until=t, seed=self.seed,
+                                    horizon=self.sim.horizon, checkpoints=self.checkpoints)  # fmt: skip
+            else:
+                sim = engine.replay(self.scenario, past, until=t, seed=self.seed)
             self._install(sim, future)
         self.clock.reanchor()
+
+    def _checkpoint_ahead(self, t: float) -> bool:
+        """Is there a checkpoint of this history between now and `t` (so resuming from it
+        beats running on)?"""
+        sim = self.sim
+        if not hasattr(sim, "checkpoints") or t > sim.horizon:
+            return False
+        past = [a for a in self.actions if a["at"] <= t]
+        best = self.checkpoints.best(
+            self.scenario, past, round(t * 1000), self.seed, sim.horizon_ms
+        )
+        return best is not None and best.at_ms > sim.now_ms
 
     # -- history changes ------------------------------------------------------------------
 
@@ -146,9 +174,14 @@ class Session:
         future only once the action is accepted."""
         self.sim.act(action)
         self.future = []
+        if hasattr(self.sim, "checkpoints"):
+            # History changed here: later checkpoints no longer fit; earlier ones share its logs.
+            self.checkpoints.discard_after(self.sim.now_ms)
+            self.checkpoints.adopt(self.sim)
 
     def restart(self, sim: Any) -> None:
         """A new scenario applied from the editor: a new history from second 0."""
+        self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
         self._install(sim, future=[])
 
     # -- payloads -------------------------------------------------------------------------
@@ -192,7 +225,7 @@ class Session:
         transitions = sim.transitions
         clock = self.clock.as_wire()
         if (
-            len(transitions) == self._sent_transitions
+            _revision(sim) == self._sent_revision
             and clock == self._sent_clock
             and sim.now == self._sent_now
         ):
@@ -201,6 +234,12 @@ class Session:
             return None
         self.cache.refresh(wall_now)
         fresh = transitions[self._sent_transitions :]
+        # Probe runs sent before that grew since: their seq and new `repeat` (internals.md).
+        runs = [
+            {"seq": item["seq"], "repeat": item["repeat"]}
+            for item in _runs_extended_since(sim, self._sent_revision)
+            if item["seq"] < self._sent_transitions
+        ]
         self.seq += 1
         self._mark_sent(wall_now if wall_now is not None else self._sent_wall)
         payload = {
@@ -208,12 +247,25 @@ class Session:
             "clock": clock,
             **self.cache.state(),
             "transitions": fresh,
+            "runs": runs,
             "sentAt": time.time(),  # wall time of the emit, for latency figures (bench/)
         }
         return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
 
     def _mark_sent(self, wall_now: float) -> None:
         self._sent_transitions = len(self.sim.transitions)
+        self._sent_revision = _revision(self.sim)
         self._sent_now = self.sim.now
         self._sent_clock = self.clock.as_wire()
         self._sent_wall = wall_now
+
+
+def _revision(sim: Any) -> int:
+    """The engine's transition revision (a new item or a longer probe run moves it)."""
+    revision = getattr(sim, "revision", None)
+    return len(sim.transitions) if revision is None else int(revision)
+
+
+def _runs_extended_since(sim: Any, revision: int) -> list[dict[str, Any]]:
+    extended = getattr(sim, "runs_extended_since", None)
+    return [] if extended is None or revision < 0 else extended(revision)

@@ -84,8 +84,10 @@ class StateCache:
 
     def refresh(self, wall_now: float | None = None) -> None:
         """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
-        if len(self.sim.transitions) != self._transitions_seen:
-            self._transitions_seen = len(self.sim.transitions)
+        revision = getattr(self.sim, "revision", None)  # moves with a longer probe run too
+        seen = len(self.sim.transitions) if revision is None else revision
+        if seen != self._transitions_seen:
+            self._transitions_seen = seen
             self._read_objects()
         second = math.floor(self.sim.now)
         if not self._views_stale:

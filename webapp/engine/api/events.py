@@ -48,6 +48,17 @@ class EventRecorder:
         self.items: list[dict] = []
         self._by_key: dict[tuple, dict] = {}
 
+    def seen(self, ref: ObjectReference, event_type: str, reason: str, message: str, *,
+             component: str, host: str = "") -> dict | None:  # fmt: skip
+        """The Event an identical ``record`` would aggregate into, if there is one."""
+        return self._by_key.get((component, host, ref, event_type, reason, message))
+
+    @staticmethod
+    def again(event: dict, count: int, ms: int) -> None:
+        """``count`` more identical records of ``event``, the last at ``ms``."""
+        event["count"] += count
+        event["lastTimestamp"] = rfc3339(ms)
+
     def record(
         self,
         ms: int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 BINARY_SUFFIXES = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -41,20 +42,66 @@ def _split(quantity: str | int | float) -> tuple[Fraction, str]:
     if isinstance(quantity, int | float):
         if isinstance(quantity, float) and not math.isfinite(quantity):
             raise ValueError(f"invalid quantity: {quantity!r}")
-        return Fraction(str(quantity)), "DecimalSI"
+        text = str(quantity) if isinstance(quantity, int) else format(Decimal(repr(quantity)), "f")
+        return _bounded(text, 10, 0), "DecimalSI"
     match = _QUANTITY.match(quantity.strip()) if isinstance(quantity, str) else None
     if match is None:
         raise ValueError(
             f"quantities must match the regular expression "
             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {quantity!r}"
         )
-    number = Fraction(match["number"])
     suffix = match["suffix"] or ""
     if suffix in BINARY_SUFFIXES:
-        return number * 1024 ** BINARY_SUFFIXES[suffix], "BinarySI"
-    if suffix in DECIMAL_SUFFIXES:
-        return number * Fraction(10) ** DECIMAL_SUFFIXES[suffix], "DecimalSI"
-    return number * Fraction(10) ** int(suffix[1:]), "DecimalExponent"
+        fmt, base, power = "BinarySI", 2, 10 * BINARY_SUFFIXES[suffix]
+    elif suffix in DECIMAL_SUFFIXES:
+        fmt, base, power = "DecimalSI", 10, DECIMAL_SUFFIXES[suffix]
+    else:
+        power = int(suffix[1:]) if len(suffix) < 16 else MAX_EXPONENT + 1
+        if abs(power) > MAX_EXPONENT:  # quantitySuffixer: strconv.ParseInt(exponent, 10, 32)
+            raise ValueError(f"unable to parse quantity's suffix: {quantity!r}")
+        fmt, base = "DecimalExponent", 10
+    return _bounded(match["number"], base, power), fmt
+
+
+# ParseQuantity caps every quantity at the largest int64 (maxAllowed) and rounds any
+# non-zero amount up to at least 1n; a decimal exponent is parsed as an int32.
+MAX_ALLOWED = 2**63 - 1
+MAX_EXPONENT = 2**31 - 1
+_NANO = Fraction(1, 10**9)
+_KEEP_DIGITS = 60  # more significant digits than any nano-rounded int64 amount needs
+
+
+def _bounded(number: str, base: int, power: int) -> Fraction:
+    """``number * base**power`` as ParseQuantity keeps it: at most MAX_ALLOWED in
+    magnitude, a non-zero amount at least 1n, computed without ever building the huge or
+    tiny numbers that 256 KiB of digits or an exponent like e999999999 would make."""
+    sign = -1 if number.startswith("-") else 1
+    digits = number.lstrip("+-")
+    whole, _, fraction = digits.partition(".")
+    significant = (whole + fraction).lstrip("0")
+    if not significant.rstrip("0"):
+        return Fraction(0)
+    # number = 0.significant... * 10**magnitude
+    magnitude = (
+        len(whole.lstrip("0"))
+        if whole.lstrip("0")
+        else -(len(fraction) - len(fraction.lstrip("0")))
+    )
+    scale = magnitude + (power if base == 10 else math.floor(power * math.log10(2)))
+    if scale > 20:  # at least 10**20 > MAX_ALLOWED
+        return sign * Fraction(MAX_ALLOWED)
+    if scale < -12:  # below 1n (even after a binary suffix): rounded up to 1n
+        return sign * _NANO
+    kept = significant[:_KEEP_DIGITS].rstrip("0") or "0"
+    value = Fraction(int(kept), 10 ** len(kept)) * Fraction(10) ** magnitude
+    if significant[_KEEP_DIGITS:].strip("0"):
+        value += Fraction(1, 10 ** (_KEEP_DIGITS - magnitude))  # a dropped tail: round up
+    value *= Fraction(base) ** power
+    if value > MAX_ALLOWED:
+        value = Fraction(MAX_ALLOWED)
+    elif value < _NANO:
+        value = _NANO
+    return sign * value
 
 
 def parse_quantity(quantity: str | int | float) -> Fraction:

@@ -8,6 +8,7 @@ they mirror.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -43,9 +44,14 @@ class Signal:
 
 
 class Process:
-    """Drives one generator; ``done`` fires with its return value. ``cancel()`` drops it."""
+    """Drives one generator; ``done`` fires with its return value. ``cancel()`` drops it.
 
-    __slots__ = ("_clock", "_gen", "_priority", "_timer", "cancelled", "done")
+    The clock counts live processes (``clock.processes``): a generator cannot be copied, so
+    a checkpoint is taken only when none is live (engine/checkpoint.py). A finished or
+    cancelled process may still be referred to (a signal's stale waiter); its deep copy is
+    an inert stand-in."""
+
+    __slots__ = ("_clock", "_gen", "_priority", "_timer", "cancelled", "done", "ended")
 
     def __init__(self, clock: Clock, gen: ProcessGenerator, priority: int = NORMAL) -> None:
         self._clock = clock
@@ -53,14 +59,36 @@ class Process:
         self._priority = priority
         self._timer: Timer | None = None
         self.cancelled = False
+        self.ended = False
         self.done = Signal()
+        clock.processes += 1
         self._resume()
 
     def cancel(self) -> None:
         self.cancelled = True
         if self._timer is not None:
             self._timer.cancel()
+        self._end()
         self._gen.close()
+
+    def _end(self) -> None:
+        if not self.ended:
+            self.ended = True
+            self._clock.processes -= 1
+
+    def __deepcopy__(self, memo: dict) -> Process:
+        if not self.ended:
+            raise LiveProcessError("a live process (a generator) cannot be copied")
+        inert = _inert_process(self._clock, Signal(), self._priority)
+        memo[id(self)] = inert
+        inert._clock = copy.deepcopy(self._clock, memo)
+        inert.done = copy.deepcopy(self.done, memo)
+        return inert
+
+    def __reduce__(self) -> tuple:
+        if not self.ended:
+            raise LiveProcessError("a live process (a generator) cannot be copied")
+        return (_inert_process, (self._clock, self.done, self._priority))
 
     def _resume(self) -> None:
         if self.cancelled:
@@ -69,6 +97,7 @@ class Process:
         try:
             waited = next(self._gen)
         except StopIteration as stop:
+            self._end()
             self.done.fire(stop.value)
             return
         if isinstance(waited, Signal):
@@ -82,18 +111,64 @@ class Process:
             self._timer = self._clock.after(0, self._resume, self._priority)
 
 
+def _inert_process(clock: Clock, done: Signal, priority: int) -> Process:
+    """A finished process as a copy of it: it never runs again."""
+    inert = Process.__new__(Process)
+    inert._clock = clock
+    inert._gen = None
+    inert._priority = priority
+    inert._timer = None
+    inert.cancelled = True
+    inert.ended = True
+    inert.done = done
+    return inert
+
+
+class LiveProcessError(TypeError):
+    """A deep copy met a process that is still running."""
+
+
 def all_of(signals: list[Signal]) -> Signal:
     """A signal that fires once every signal in ``signals`` has fired."""
-    combined = Signal()
-    remaining = [len(signals)]
+    return _AllOf(signals).combined
 
-    def one_done() -> None:
-        remaining[0] -= 1
-        if remaining[0] == 0:
-            combined.fire()
 
-    if not signals:
-        combined.fire()
-    for signal in signals:
-        signal.wait(one_done)
-    return combined
+def first_of(clock: Clock, signal: Signal, timeout_ms: int) -> Signal:
+    """A signal that fires when ``signal`` fires or ``timeout_ms`` have passed, whichever is
+    first (Go's ``select`` over a channel and ``time.After``)."""
+    return _FirstOf(clock, signal, timeout_ms).combined
+
+
+class _AllOf:
+    """The waiter behind :func:`all_of` (an object, not a closure, so a checkpoint's deep
+    copy copies it with everything it refers to)."""
+
+    __slots__ = ("combined", "remaining")
+
+    def __init__(self, signals: list[Signal]) -> None:
+        self.combined = Signal()
+        self.remaining = len(signals)
+        if not signals:
+            self.combined.fire()
+        for signal in signals:
+            signal.wait(self.one_done)
+
+    def one_done(self) -> None:
+        self.remaining -= 1
+        if self.remaining == 0:
+            self.combined.fire()
+
+
+class _FirstOf:
+    """The waiter behind :func:`first_of`."""
+
+    __slots__ = ("combined", "timer")
+
+    def __init__(self, clock: Clock, signal: Signal, timeout_ms: int) -> None:
+        self.combined = Signal()
+        self.timer = clock.after(timeout_ms, self.combined.fire, NORMAL)
+        signal.wait(self.fired)
+
+    def fired(self) -> None:
+        self.timer.cancel()
+        self.combined.fire()

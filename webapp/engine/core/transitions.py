@@ -36,13 +36,28 @@ def container_place(
     return kind, 2
 
 
-class TransitionLog:
-    """An append-only list of transition dicts (``sim.transitions``)."""
+REPEATABLE_PREFIX = "probe."  # only probe runs repeat unchanged, tick after tick
 
-    __slots__ = ("items",)
+
+class TransitionLog:
+    """An append-only list of transition dicts (``sim.transitions``), with runs.
+
+    A probe run that repeats the previous run of the same probe unchanged, one period later,
+    does not add an item: it extends that item's ``repeat``
+    ``{"every": seconds, "count": n, "until": t}`` (``count`` runs in all, at ``t``,
+    ``t + every`` ... ``until``; docs/internals.md). ``revision`` counts changes and
+    ``extended`` maps the seq of each extended item to the revision of its last extension,
+    oldest first, so a reader can send only what changed since it last looked.
+    """
+
+    __slots__ = ("_runs", "extended", "items", "revision")
 
     def __init__(self) -> None:
         self.items: list[dict] = []
+        # (object, field) -> [item, last ms, every ms or None]: the run a repeat may extend
+        self._runs: dict[tuple[str, str], list] = {}
+        self.revision = 0
+        self.extended: dict[int, int] = {}
 
     def record(
         self,
@@ -58,10 +73,56 @@ class TransitionLog:
         stage: int | None = None,
         seconds: float | None = None,
     ) -> None:
+        stage = stage if stage is not None else STAGE_OF_STEP[step]
+        if field.startswith(REPEATABLE_PREFIX) and seconds is None:
+            key = (obj, field)
+            if before == after:
+                run = self._runs.get(key)
+                if run is not None and _same(run[0], stage, step, container, after, cause):
+                    every = run[2]
+                    if (every is None and ms > run[1]) or (
+                        every is not None and ms - run[1] == every
+                    ):
+                        self._extend(run, ms, 1, ms - run[1])
+                        return
+                item = self._append(
+                    ms, step, obj, field, before, after, cause, container, stage, None
+                )
+                self._runs[key] = [item, ms, None]
+                return
+            self._runs.pop(key, None)
+        self._append(ms, step, obj, field, before, after, cause, container, stage, seconds)
+
+    def run_of(self, obj: str, field: str) -> list | None:
+        """The open run of a probe: ``[item, last ms, every ms or None]``, or None."""
+        return self._runs.get((obj, field))
+
+    def extend_run(self, obj: str, field: str, count: int, last_ms: int) -> None:
+        """``count`` more runs of an open run whose period is known, the last at ``last_ms``
+        (what ``count`` calls of :meth:`record`, one period apart, would do)."""
+        run = self._runs[(obj, field)]
+        assert run[2] is not None and last_ms == run[1] + count * run[2]
+        self._extend(run, last_ms, count, run[2])
+
+    def _extend(self, run: list, ms: int, count: int, every_ms: int) -> None:
+        item = run[0]
+        repeat = item.get("repeat")
+        if repeat is None:
+            item["repeat"] = {"every": every_ms / 1000, "count": 1 + count, "until": ms / 1000}
+        else:
+            repeat["count"] += count
+            repeat["until"] = ms / 1000
+        run[1], run[2] = ms, every_ms
+        self.revision += 1
+        seq = item["seq"]
+        self.extended.pop(seq, None)
+        self.extended[seq] = self.revision
+
+    def _append(self, ms, step, obj, field, before, after, cause, container, stage, seconds) -> dict:  # fmt: skip
         item = {
             "seq": len(self.items),
             "t": ms / 1000,
-            "stage": stage if stage is not None else STAGE_OF_STEP[step],
+            "stage": stage,
             "step": step,
             "object": obj,
             "container": container,
@@ -73,3 +134,32 @@ class TransitionLog:
         if seconds is not None:
             item["seconds"] = seconds  # a back-off wait starts: its length (docs/internals.md)
         self.items.append(item)
+        self.revision += 1
+        return item
+
+
+def _same(item: dict, stage: int, step: str, container: str | None, after: Any, cause: str) -> bool:
+    return (
+        item["after"] == after
+        and item["before"] == after
+        and item["cause"] == cause
+        and item["step"] == step
+        and item["stage"] == stage
+        and item["container"] == container
+    )
+
+
+def expand_runs(items: list[dict]) -> list[dict]:
+    """Every transition as if none were compacted: a run becomes ``count`` items (each
+    without ``repeat``), ordered by time (stable). For tests and readers that want each."""
+    out: list[dict] = []
+    for item in items:
+        repeat = item.get("repeat")
+        if repeat is None:
+            out.append(item)
+            continue
+        plain = {k: v for k, v in item.items() if k != "repeat"}
+        every_ms = round(repeat["every"] * 1000)
+        first_ms = round(item["t"] * 1000)
+        out.extend({**plain, "t": (first_ms + i * every_ms) / 1000} for i in range(repeat["count"]))
+    return sorted(out, key=lambda item: item["t"])

@@ -48,6 +48,7 @@ from webapp.engine.kubelet.probes import (
     ProbeContext,
     ProbeSpec,
     ProbeWorker,
+    Repeats,
 )
 from webapp.engine.kubelet.record import ContainerRecord, health_from_behaviour
 from webapp.engine.kubelet.runtime import ContainerInstance, Runtime
@@ -57,7 +58,11 @@ from webapp.engine.kubelet.status import (
     POD_INITIALIZING,
     convert_to_api_container_status,
 )
-from webapp.engine.kubelet.termination import kill_container, minimum_grace_ms
+from webapp.engine.kubelet.termination import (
+    kill_container,
+    kill_failure_message,
+    minimum_grace_ms,
+)
 
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
@@ -103,14 +108,30 @@ class Kubelet:
         self.missed_sync = False
         self._sync_timer: Timer | None = None
         self._sync_at = 0
+        # Bound methods, not closures: a checkpoint's deep copy rebinds them to the copy.
         self.probe_context = ProbeContext(
-            kubelet_up=lambda: sim.node_up(node_name),
-            pod_terminal=lambda: self.terminal,
-            deleting=lambda: sim.deletion_ms is not None,
-            restart_policy=lambda: sim.pod_spec.get("restartPolicy", "Always"),
-            pod_ip=lambda: self.pod_ip,
+            kubelet_up=self._kubelet_up,
+            pod_terminal=self._pod_terminal,
+            deleting=self._deleting,
+            restart_policy=self._restart_policy,
+            pod_ip=self._pod_ip,
         )
         self._start_probe_workers()
+
+    def _kubelet_up(self) -> bool:
+        return self.sim.node_up(self.node_name)
+
+    def _pod_terminal(self) -> bool:
+        return self.terminal
+
+    def _deleting(self) -> bool:
+        return self.sim.deletion_ms is not None
+
+    def _restart_policy(self) -> str:
+        return self.sim.pod_spec.get("restartPolicy", "Always")
+
+    def _pod_ip(self) -> str:
+        return self.pod_ip
 
     def _add_record(self, container: dict, kind: str, behaviours: dict) -> None:
         behaviour = behaviours.get(container["name"]) or {}
@@ -145,22 +166,60 @@ class Kubelet:
 
     def _on_probe_run(self, worker: ProbeWorker, result: str, output: str) -> None:
         """``prober.go`` probe: a transition per run, Unhealthy on each failure."""
-        record, probe_type = worker.record, worker.probe_type
-        step = "startupProbe" if probe_type == "startup" else probe_type
+        step, obj, field, cause = self._probe_run_words(worker, result, output)
+        record = worker.record
         self.sim.transition(
-            step,
-            f"Container/{record.name}",
-            f"probe.{probe_type}",
-            worker.last_result or None,
-            result,
-            f"{probe_type.capitalize()} probe {'succeeded' if result == SUCCESS else 'failed'}"
-            + (f": {output.strip()}" if output.strip() else ""),
-            container=record.name,
+            step, obj, field, worker.last_result or None, result, cause, container=record.name
         )
         if result == FAILURE:
-            self.event(
-                record, WARNING, "Unhealthy", f"{probe_type.capitalize()} probe failed: {output}"
-            )
+            self.event(record, WARNING, "Unhealthy", _unhealthy_message(worker, output))
+
+    @staticmethod
+    def _probe_run_words(
+        worker: ProbeWorker, result: str, output: str
+    ) -> tuple[str, str, str, str]:
+        """(step, object, field, cause) of the transition a probe run records."""
+        probe_type = worker.probe_type
+        step = "startupProbe" if probe_type == "startup" else probe_type
+        cause = (
+            f"{probe_type.capitalize()} probe {'succeeded' if result == SUCCESS else 'failed'}"
+            + (f": {output.strip()}" if output.strip() else "")
+        )
+        return step, f"Container/{worker.record.name}", f"probe.{probe_type}", cause
+
+    # -- coasting: many steady probe ticks at once (docs/internals.md) --------------------
+
+    def probe_workers(self) -> list[ProbeWorker]:
+        return [w for record in self.records for w in record.probes.values() if not w.stopped]
+
+    def can_skip(self, worker: ProbeWorker, repeats: Repeats, first_ms: int) -> bool:
+        """Would ``repeats`` ticks from ``first_ms`` only lengthen the worker's transition run
+        (and its Unhealthy event's count)? Then :meth:`skip` may do them at once."""
+        if repeats.result is None:
+            return True
+        step, obj, field, cause = self._probe_run_words(worker, repeats.result, repeats.output)
+        record = worker.record
+        if not self.sim.run_continues(step, obj, field, repeats.result, cause, record.name,
+                                      first_ms, worker.spec.period_ms):  # fmt: skip
+            return False
+        if repeats.result == FAILURE:
+            message = _unhealthy_message(worker, repeats.output)
+            return self.sim.pod_event_seen(WARNING, "Unhealthy", message, component="kubelet",
+                                           host=self.node_name, field_path=record.field_path)  # fmt: skip
+        return True
+
+    def skip(self, worker: ProbeWorker, repeats: Repeats, last_ms: int) -> None:
+        """Do ``repeats`` ticks checked by :meth:`can_skip`, the last at ``last_ms``."""
+        worker.skip(repeats)
+        if repeats.result is None:
+            return
+        _, obj, field, _ = self._probe_run_words(worker, repeats.result, repeats.output)
+        self.sim.extend_run(obj, field, repeats.count, last_ms)
+        if repeats.result == FAILURE:
+            message = _unhealthy_message(worker, repeats.output)
+            self.sim.pod_event_again(WARNING, "Unhealthy", message, repeats.count, last_ms,
+                                     component="kubelet", host=self.node_name,
+                                     field_path=worker.record.field_path)  # fmt: skip
 
     def _on_probe_result(self, worker: ProbeWorker) -> None:
         """A stored result changed: status manager update, and a sync for the kubelet."""
@@ -338,7 +397,8 @@ class Kubelet:
             return
         if not self.sandbox_ready:
             yield from self._create_sandbox()
-        yield from self._kill_unhealthy_containers()
+        if not (yield from self._kill_unhealthy_containers()):
+            return
         wakes: list[int] = []
         init_state = yield from self._sync_init_containers(wakes)
         if init_state == "failed":
@@ -405,7 +465,16 @@ class Kubelet:
             record.kill_message = record.kill_grace_s = None
             if instance is not None and instance.running:
                 step = "startupProbe" if "startup" in message else "liveness"
-                yield from kill_container(self, record, instance, message, grace, step=step)
+                stopped = yield from kill_container(
+                    self, record, instance, message, grace, step=step
+                )
+                if not stopped:
+                    # SyncPod returns on a failed kill (no event: the runtime's error is
+                    # only logged); the pod worker retries, and the next sync kills again.
+                    record.kill_message, record.kill_grace_s = message, grace
+                    self.request_sync(SYNC_ERROR_RETRY_MS)
+                    return False
+        return True
 
     def _sync_init_containers(self, wakes: list[int]) -> Iterator:
         """computeInitContainerActions: one regular init container at a time; sidecars.
@@ -626,7 +695,8 @@ class Kubelet:
         """KillPod when nothing is left to run: stop sidecars, then the Pod is terminal."""
         grace = self.probe_kill_grace_seconds(None)
         running = [r for r in self.records if r.newest is not None and r.newest.running]
-        yield from self._kill_all(running, grace)
+        if not (yield from self._kill_all(running, grace)):
+            return
         self._become_terminal()
 
     def _kill_all(
@@ -656,6 +726,18 @@ class Kubelet:
             )
         yield all_of([p.done for p in processes])
         self.kills = []
+        failed = [r.name for r, p in zip(regular + sidecars, processes, strict=True)
+                  if p.done.value is False]  # fmt: skip
+        if failed:
+            # killPodWithSyncResult's aggregate error; the pod worker retries the sync.
+            texts = [kill_failure_message(name) for name in failed]
+            detail = texts[0] if len(texts) == 1 else (
+                "error killing pod: [" + ", ".join(t.removeprefix("error killing pod: ")
+                                                  for t in texts) + "]")  # fmt: skip
+            self.event(None, WARNING, "FailedKillPod", detail)
+            self.request_sync(SYNC_ERROR_RETRY_MS)
+            return False
+        return True
 
     def _sync_terminating_pod(self) -> Iterator:
         """``SyncTerminatingPod``: stop every container within the grace period."""
@@ -671,8 +753,8 @@ class Kubelet:
             )
         sim.transition("grace", sim.pod_object, "gracePeriod", previous, grace, cause, stage=5)
         running = [r for r in self.records if r.newest is not None and r.newest.running]
-        if running:
-            yield from self._kill_all(running, grace)
+        if running and not (yield from self._kill_all(running, grace)):
+            return
         self._become_terminal()
         sim.kubelet_finished_pod()
 
@@ -685,3 +767,7 @@ class Kubelet:
 
     def minimum_grace_ms(self) -> int:
         return minimum_grace_ms()
+
+
+def _unhealthy_message(worker: ProbeWorker, output: str) -> str:
+    return f"{worker.probe_type.capitalize()} probe failed: {output}"

@@ -137,11 +137,11 @@ class ProbeWorker:
         self.result_run = 0
         self.stopped = False
         self._manual: Timer | None = None
-        self._timer = clock.after(0, self._tick, LATE)
+        self.timer = clock.after(0, self.tick, LATE, tag=self)
 
     def stop(self) -> None:
         self.stopped = True
-        self._timer.cancel()
+        self.timer.cancel()
         if self._manual is not None:
             self._manual.cancel()
 
@@ -156,10 +156,10 @@ class ProbeWorker:
         if self.context.kubelet_up():
             self._do_probe()
 
-    def _tick(self) -> None:
+    def tick(self) -> None:
         if self.stopped:
             return
-        self._timer = self.clock.after(self.spec.period_ms, self._tick, LATE)
+        self.timer = self.clock.after(self.spec.period_ms, self.tick, LATE, tag=self)
         if self.context.kubelet_up():
             self._do_probe()
 
@@ -215,18 +215,103 @@ class ProbeWorker:
             self.result_run = 0
 
     def _probe(self) -> tuple[str, str]:
+        return self._probe_at(self.clock.now_ms)
+
+    def _probe_at(self, now_ms: int) -> tuple[str, str]:
         """Ask the simulated process: it answers once ``startSeconds`` have passed."""
         instance = self.record.newest
         context = self.context
         listening = bool(
             instance is not None
             and instance.running
-            and self.clock.now_ms - (instance.started_ms or 0) >= self.record.start_ms
+            and now_ms - (instance.started_ms or 0) >= self.record.start_ms
         )
         if listening and self.record.health.get(self.probe_type, True):
             return SUCCESS, ""
         output = failure_output(self.record.spec, self.spec, context.pod_ip(), listening)
         return FAILURE, output
+
+    # -- coasting --------------------------------------------------------------------------
+
+    def repeats(self, first_ms: int, limit_ms: int) -> Repeats | None:
+        """What this worker's periodic ticks at ``first_ms``, ``first_ms + period`` ... before
+        ``limit_ms`` would do if nothing else happened in between: the longest run of ticks
+        from the first that each do exactly the same (nothing, or one probe run with the same
+        result and output) and change nothing a later tick reads but ``result_run``. None
+        when the very first tick would do anything else (a new container, a threshold
+        reached, a stop...): that tick must run for real.
+
+        Mirrors :meth:`_tick` / :meth:`_do_probe` step by step; the simulation uses it to
+        skip ahead over steady probing (docs/internals.md, "Coasting").
+        """
+        period = self.spec.period_ms
+        context = self.context
+        if self.stopped or limit_ms <= first_ms:
+            return None
+        idle = Repeats(_ticks(first_ms, limit_ms, period), None, "")
+        if not context.kubelet_up():
+            return idle
+        if context.pod_terminal():
+            return None
+        snapshot = self.record.snapshot
+        if snapshot is None or not snapshot.container_id:
+            return idle
+        if snapshot.container_id != self.container_id:
+            return None
+        if self.on_hold:
+            return idle
+        if not snapshot.running:
+            if self.result != FAILURE or (
+                snapshot.terminated is not None and context.restart_policy() == "Never"
+            ):
+                return None
+            return idle
+        if context.deleting() and self.probe_type != "readiness":
+            return None
+        delay_end = (snapshot.started_ms or 0) + self.spec.initial_delay_ms
+        if first_ms < delay_end:
+            return Repeats(_ticks(first_ms, min(limit_ms, delay_end), period), None, "")
+        if (self.probe_type == "startup") == self.record.started:
+            return idle
+        instance = self.record.newest
+        if instance is not None and instance.running:
+            answers_from = (instance.started_ms or 0) + self.record.start_ms
+            if first_ms < answers_from:
+                limit_ms = min(limit_ms, answers_from)  # the answer changes there
+        result, output = self._probe_at(first_ms)
+        if result != self.last_result:
+            return None
+        count = _ticks(first_ms, limit_ms, period)
+        stops_at_threshold = result == FAILURE and self.probe_type != "readiness"
+        if stops_at_threshold or result != self.result:
+            threshold = (
+                self.spec.failure_threshold if result == FAILURE else self.spec.success_threshold
+            )
+            before_threshold = threshold - self.result_run - 1  # ticks before the one that acts
+            if before_threshold <= 0:
+                return None
+            count = min(count, before_threshold)
+        return Repeats(count, result, output)
+
+    def skip(self, repeats: Repeats) -> None:
+        """What ``repeats.count`` ticks of :meth:`repeats` do to the worker itself."""
+        if repeats.result is not None:
+            self.result_run += repeats.count
+
+
+@dataclass(frozen=True, slots=True)
+class Repeats:
+    """``count`` periodic ticks that each do the same: nothing (``result`` None), or one
+    probe run reporting ``result`` with ``output``."""
+
+    count: int
+    result: str | None
+    output: str
+
+
+def _ticks(first_ms: int, limit_ms: int, period_ms: int) -> int:
+    """How many of the times first, first + period ... fall before ``limit_ms``."""
+    return max(0, -(-(limit_ms - first_ms) // period_ms))
 
 
 class ProbeContext:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from webapp.engine.core.clock import URGENT, Clock, Timer
 from webapp.engine.core.process import Signal
@@ -36,6 +37,7 @@ class ContainerInstance:
     exit_code: int | None = None
     reason: str = ""
     signal: str | None = None  # the last signal the runtime sent: SIGTERM or SIGKILL
+    sigterm_ms: int | None = None  # when the stop signal (SIGTERM) was sent, if it was
     exited: Signal = field(default_factory=Signal)
     timers: list[Timer] = field(default_factory=list)
 
@@ -95,31 +97,39 @@ class Runtime:
         if exit_after is not None:
             code = int(behaviour.get("exitCode", 0))
             self._later(
-                instance, round(float(exit_after) * 1000), lambda: self.exit(instance, code)
+                instance, round(float(exit_after) * 1000), partial(self.exit, instance, code)
             )
         memory_mib = behaviour.get("memoryMiB")
         over_limit = memory_limit_bytes is not None and memory_mib is not None
         if over_limit and memory_mib * 1024 * 1024 > memory_limit_bytes:
-            self._later(instance, OOM_AFTER_START_MS, lambda: self.oom(instance))
+            self._later(instance, OOM_AFTER_START_MS, partial(self.oom, instance))
 
     def stop(self, instance: ContainerInstance, timeout_ms: int) -> None:
-        """``StopContainer(timeout)``: SIGTERM now, SIGKILL when the timeout runs out."""
+        """``StopContainer(timeout)``: SIGTERM now, SIGKILL when the timeout runs out.
+
+        containerd sends the stop signal only ``if timeout > 0`` (criService.stopContainer);
+        a timeout of zero or less (a grace that wrapped around, see
+        :func:`apiserver.deletion.go_seconds_ns`) is SIGKILL at once."""
         if not instance.running:
+            return
+        if timeout_ms <= 0:
+            self._later(instance, 0, partial(self.sigkill, instance))
             return
         if instance.signal is not None:
             # A second StopContainer (a shorter grace): SIGTERM again, which the process
             # already handles, and a SIGKILL deadline that can only come earlier.
-            self._later(instance, timeout_ms, lambda: self.sigkill(instance))
+            self._later(instance, timeout_ms, partial(self.sigkill, instance))
             return
         instance.signal = "SIGTERM"
+        instance.sigterm_ms = self.clock.now_ms
         behaviour = self.behaviours.get(instance.name) or {}
         if not behaviour.get("ignoreSigterm"):
             sigterm_ms = round(float(behaviour.get("sigtermSeconds") or 0) * 1000)
             if sigterm_ms < timeout_ms:
                 code = int(behaviour.get("sigtermExitCode", SIGTERM_EXIT_CODE))
-                self._later(instance, sigterm_ms, lambda: self.exit(instance, code))
+                self._later(instance, sigterm_ms, partial(self.exit, instance, code))
                 return
-        self._later(instance, timeout_ms, lambda: self.sigkill(instance))
+        self._later(instance, timeout_ms, partial(self.sigkill, instance))
 
     def sigkill(self, instance: ContainerInstance) -> None:
         if instance.running:

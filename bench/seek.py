@@ -1,0 +1,154 @@
+"""Seek cost, snapshot size and session memory for the worst valid scenario (issue 12).
+
+    python bench/seek.py [--scenario worst|crash-loop|all] [--horizon 7200] [--random 20]
+                         [--limit-gb 3] [--timeout 600]
+
+The worst valid scenario is the one the attack audit found: 20 containers, each with
+three exec probes (startup, liveness, readiness) every second. For one session
+(`webapp.sessions.Session`, as the server builds it) this prints the CPU time
+(`time.process_time`) of a seek to the horizon, back to 10 s, and to random points; the
+size in bytes of the session's snapshot as JSON at the horizon; and the session's memory
+there (tracemalloc: what the session and its Simulation hold once built).
+
+The measurement runs in a child process with its address space capped (RLIMIT_AS) and a
+timeout, so that a regression cannot exhaust the shared machine. Prints figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def worst_scenario(containers: int = 20, period: int = 1) -> str:
+    """20 containers with startup, liveness and readiness exec probes every second."""
+    lines = [
+        "apiVersion: v1",
+        "kind: Pod",
+        "metadata: {name: worst, labels: {app: worst}}",
+        "spec:",
+        "  containers:",
+    ]
+    for i in range(containers):
+        lines += [
+            f"  - name: c{i}",
+            "    image: busybox:1.36",
+            '    command: ["sh", "-c", "touch /tmp/ok && sleep 1d"]',
+        ]
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+            lines += [
+                f"    {probe}:",
+                '      exec: {command: ["cat", "/tmp/ok"]}',
+                f"      periodSeconds: {period}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def crash_loop_scenario() -> str:
+    """The worst scenario, but every container also exits with code 1 after 5 to 24 s: 20
+    containers crash-looping out of step keep the kubelet syncing about once a second, so
+    there is little steady probing to coast over (a harder case than the audit's)."""
+    exits = "".join(f"  c{i}: {{exitAfterSeconds: {5 + i}, exitCode: 1}}\n" for i in range(20))
+    return (
+        worst_scenario()
+        + "---\napiVersion: playground/v1\nkind: Simulation\nmetadata: {name: crash-loop}\n"
+        + "containers:\n"
+        + exits
+    )
+
+
+SCENARIOS = {"worst": worst_scenario, "crash-loop": crash_loop_scenario}
+
+
+def child(horizon: float, points: int, name: str) -> None:
+    from webapp.engine import Simulation
+    from webapp.sessions.session import Session
+    from webapp.sessions.wire import encode
+
+    text = SCENARIOS[name]()
+    print(f"{name} scenario: {len(text)} bytes of YAML, horizon {horizon:.0f} s", flush=True)
+
+    def seek(session: Session, t: float) -> float:
+        start = time.process_time()
+        session.seek(t)
+        return (time.process_time() - start) * 1000
+
+    session = Session(Simulation.from_yaml(text), end=horizon)
+    forward = seek(session, horizon)
+    print(f"seek 0 -> {horizon:.0f} s (first time)   {forward:9.1f} ms CPU", flush=True)
+    start = time.process_time()
+    snapshot = encode(session.snapshot(advance_seq=True))
+    encode_ms = (time.process_time() - start) * 1000
+    print(f"snapshot at the horizon        {len(snapshot) / 1e6:9.3f} MB JSON "
+          f"({len(session.sim.transitions)} transitions, built in {encode_ms:.0f} ms)",
+          flush=True)  # fmt: skip
+    back = seek(session, 10.0)
+    print(f"seek {horizon:.0f} -> 10 s               {back:9.1f} ms CPU", flush=True)
+    again = seek(session, horizon)
+    print(f"seek 10 -> {horizon:.0f} s (again)       {again:9.1f} ms CPU", flush=True)
+    rng = random.Random(12)
+    costs = []
+    for _ in range(points):
+        costs.append(seek(session, round(rng.uniform(0, horizon), 3)))
+    store = getattr(session, "checkpoints", None)
+    if store is not None:
+        print(f"checkpoints                    {len(store.items)} kept, {store.size / 1e6:.2f} MB",
+              flush=True)  # fmt: skip
+    if costs:
+        costs.sort()
+        print(f"{points} random seeks              max {costs[-1]:7.1f} ms, median "
+              f"{costs[len(costs) // 2]:.1f} ms CPU", flush=True)  # fmt: skip
+    del session
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    session = Session(Simulation.from_yaml(text), end=horizon)
+    session.seek(horizon)
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    print(f"session memory at the horizon  {held / 1e6:9.2f} MB (tracemalloc)", flush=True)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of the measuring process {peak:6.0f} MB", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--horizon", type=float, default=7200.0)
+    parser.add_argument("--random", type=int, default=20)
+    parser.add_argument("--limit-gb", type=float, default=3.0)
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.horizon, args.random, args.scenario)
+        return
+    limit = int(args.limit_gb * 1024**3)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    for name in SCENARIOS if args.scenario == "all" else [args.scenario]:
+        command = [sys.executable, __file__, "--child", "--horizon", str(args.horizon),
+                   "--random", str(args.random), "--scenario", name]  # fmt: skip
+        try:
+            done = subprocess.run(command, preexec_fn=cap, timeout=args.timeout, check=False)
+        except subprocess.TimeoutExpired:
+            print(f"stopped after {args.timeout:.0f} s (timeout)")
+            continue
+        if done.returncode:
+            print(f"the measuring process ended with code {done.returncode} "
+                  f"(address space capped at {args.limit_gb} GB)")  # fmt: skip
+        print()
+
+
+if __name__ == "__main__":
+    main()

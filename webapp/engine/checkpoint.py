@@ -1,0 +1,253 @@
+"""Checkpoints: a Simulation's whole state at one instant, to resume from instead of replaying
+from second 0 (docs/internals.md, "Checkpoints").
+
+A checkpoint is the pickled state of the Simulation minus what never changes or only grows:
+the scenario, and the transition log and the watch history, which it shares with the run it
+was taken from (it keeps their lengths, and copies of the few transitions that can still
+change: the open probe runs). Restoring unpickles a new, independent Simulation, so one
+checkpoint can be restored any number of times, and the result runs on exactly as the
+original would have: same transitions, Events, objects and random draws (the generator is
+part of the state).
+
+A checkpoint can only be taken between the kubelet's blocking steps: a running sync (a
+generator) cannot be copied, so :func:`take` returns None while one is live (a pull, a hook,
+a kill in progress). Callers take the next chance.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import pickle
+import zlib
+from dataclasses import dataclass, replace
+from typing import Any
+
+_TRANSITIONS = "transitions"
+_VERSIONS = "versions"
+_SCENARIO = "scenario"
+_POD, _STATUS, _SPEC = "pod", "status", "spec"
+_STORE = "store"
+
+
+@dataclass(frozen=True, eq=False)
+class Checkpoint:
+    """The state of a Simulation at ``at_ms``, after the actions in ``actions`` (its whole
+    action log then, each with its ``at``)."""
+
+    at_ms: int
+    actions: tuple[dict, ...]
+    seed: int
+    horizon_ms: int
+    scenario: Any
+    objects: dict[str, Any]  # shared objects that are replaced, never changed in place
+    state: bytes
+    transitions: list[dict]  # the run's log, shared: its first `transition_count` items
+    transition_count: int
+    versions: list[tuple]  # the run's watch history, shared: its first `version_count`
+    version_count: int
+
+    @property
+    def at(self) -> float:
+        return self.at_ms / 1000
+
+    @property
+    def size(self) -> int:
+        """Bytes this checkpoint holds of its own (the shared logs are not counted)."""
+        return len(self.state) + 64 * len(self.actions) + 200
+
+    def fits(self, scenario: Any, actions: list[dict], seed: int, horizon_ms: int) -> bool:
+        """Can a replay of ``actions`` (each with ``at``) resume here? The same run (scenario,
+        seed, horizon), the checkpoint's actions are the first of ``actions``, and no other
+        action of them comes before the checkpoint."""
+        if scenario is not self.scenario and getattr(scenario, "text", None) != getattr(
+            self.scenario, "text", None
+        ):
+            return False
+        if seed != self.seed or horizon_ms != self.horizon_ms:
+            return False
+        count = len(self.actions)
+        if len(actions) < count or list(actions[:count]) != list(self.actions):
+            return False
+        return all(_ms(action.get("at", 0)) >= self.at_ms for action in actions[count:])
+
+
+def _ms(seconds: Any) -> int:
+    return round(float(seconds) * 1000)
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, shared: dict[int, str]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._shared = shared
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return self._shared.get(id(obj))
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, shared: dict[str, Any]) -> None:
+        super().__init__(file)
+        self._shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self._shared[pid]
+
+
+def take(sim: Any) -> Checkpoint | None:
+    """A checkpoint of ``sim`` now, or None while a kubelet step is under way."""
+    if sim.clock.processes:
+        return None
+    if sim._dirty:
+        sim._flush()
+    transitions, versions = sim._log.items, sim.pod_versions
+    shared = {id(sim.scenario): _SCENARIO, id(transitions): _TRANSITIONS, id(versions): _VERSIONS}
+    if sim.checkpoints is not None:
+        shared[id(sim.checkpoints)] = _STORE  # the store is not part of the state
+    # Objects that are replaced, never changed in place, are shared too: the Pod object as
+    # last written (also the newest watch event's) and the Pod's spec.
+    pod, spec = sim._pod, sim.pod_object_dict.get("spec")
+    extra = {_POD: pod, _STATUS: (pod or {}).get("status"), _SPEC: spec}
+    shared.update({id(value): key for key, value in extra.items() if value is not None})
+    buffer = io.BytesIO()
+    _Pickler(buffer, shared).dump(sim)
+    state = zlib.compress(buffer.getvalue(), 1)  # about a fifth of the size, in well under 1 ms
+    return Checkpoint(
+        at_ms=sim.clock.now_ms,
+        objects={key: value for key, value in extra.items() if value is not None},
+        actions=tuple(dict(action) for action in sim.actions),
+        seed=sim.seed,
+        horizon_ms=sim.horizon_ms,
+        scenario=sim.scenario,
+        state=state,
+        transitions=transitions,
+        transition_count=len(transitions),
+        versions=versions,
+        version_count=len(versions),
+    )
+
+
+def restore(checkpoint: Checkpoint) -> Any:
+    """A new Simulation in the checkpoint's state; the checkpoint stays as it was."""
+    transitions = checkpoint.transitions[: checkpoint.transition_count]
+    versions = checkpoint.versions[: checkpoint.version_count]
+    shared = {_SCENARIO: checkpoint.scenario, _TRANSITIONS: transitions, _VERSIONS: versions,
+              _STORE: None, **checkpoint.objects}  # fmt: skip
+    sim = _Unpickler(io.BytesIO(zlib.decompress(checkpoint.state)), shared).load()
+    # The open runs' items were pickled with the state (only the list is shared), as they
+    # were then: they may have grown since in the run the checkpoint came from. Put those
+    # copies, the very objects the restored log extends, in their places.
+    for run in sim._log._runs.values():
+        transitions[run[0]["seq"]] = run[0]
+    return sim
+
+
+class CheckpointStore:
+    """The checkpoints of one history (a session's), holding at most ``budget`` bytes.
+
+    A Simulation given a store (``sim.checkpoints = store``) offers it checkpoints as it runs
+    (:meth:`offer`: by the work done since the last one, and by intervals of virtual time);
+    replays resume from the latest one that fits their actions. When the checkpoints outgrow
+    the budget, every other one is dropped and the spacing doubles, so memory stays bounded
+    and they stay evenly spread over the run.
+    """
+
+    def __init__(
+        self,
+        interval: float = 60.0,
+        budget: int = 1_500_000,
+        *,
+        min_work: int = 100,
+        max_work: int = 500,
+    ) -> None:
+        self.interval_ms = max(1, round(interval * 1000))
+        self.budget = budget
+        self.min_work = min_work
+        self.max_work = max_work
+        self.items: list[Checkpoint] = []  # by at_ms
+
+    @property
+    def size(self) -> int:
+        return sum(item.size for item in self.items)
+
+    def offer(self, sim: Any) -> None:
+        """Called by ``sim`` as it runs. A checkpoint is taken, at the first instant one can
+        be, once the run has done ``max_work`` events one by one since its last, or has
+        entered a new interval of virtual time after at least ``min_work`` of them: so a
+        resumed replay redoes at most ``max_work`` events (coasted probe ticks cost next to
+        nothing and do not count). Where this history already has a checkpoint since the
+        run's last, the run only lends it its logs (:meth:`_rebase`)."""
+        mark = sim.checkpoint_mark
+        at_ms, steps = mark if mark is not None else (None, 0)
+        work = sim.clock.steps - steps
+        now_ms = sim.clock.now_ms
+        new_interval = at_ms is None or now_ms // self.interval_ms != at_ms // self.interval_ms
+        if work < self.max_work and not (new_interval and work >= self.min_work):
+            return
+        if sim.clock.processes:
+            return  # a kubelet step is under way: try again after the next event
+        at = [item.at_ms for item in self.items]
+        index = bisect.bisect_right(at, now_ms)
+        for i in range(index - 1, -1, -1):
+            if at_ms is not None and self.items[i].at_ms <= at_ms:
+                break
+            if _same_history(self.items[i], sim):
+                sim.checkpoint_mark = (now_ms, sim.clock.steps)
+                self._rebase(sim, index)
+                return
+        sim.checkpoint_mark = (now_ms, sim.clock.steps)  # part of the state: set it first
+        checkpoint = take(sim)
+        if checkpoint is not None:
+            self.add(checkpoint)
+
+    def adopt(self, sim: Any) -> None:
+        """``sim`` was just restored (or has just acted): the checkpoints of its history up
+        to now refer to its logs from now on, so those of runs left behind can be let go."""
+        index = bisect.bisect_right([item.at_ms for item in self.items], sim.clock.now_ms)
+        self._rebase(sim, index)
+
+    def _rebase(self, sim: Any, index: int) -> None:
+        """The first ``index`` checkpoints of ``sim``'s history share ``sim``'s logs: for the
+        same history the logs agree item for item up to each checkpoint (closed items never
+        change again; the open ones each checkpoint keeps in its own state)."""
+        transitions, versions = sim._log.items, sim.pod_versions
+        for i in range(index):
+            item = self.items[i]
+            if item.transitions is transitions or not _same_history(item, sim):
+                continue
+            if item.transition_count <= len(transitions) and item.version_count <= len(versions):
+                self.items[i] = replace(item, transitions=transitions, versions=versions)
+
+    def add(self, checkpoint: Checkpoint) -> None:
+        at = [item.at_ms for item in self.items]
+        index = bisect.bisect_left(at, checkpoint.at_ms)
+        self.items.insert(index, checkpoint)
+        while self.size > self.budget and len(self.items) > 1:
+            self.items = self.items[::2]
+            self.interval_ms *= 2
+            self.min_work *= 2
+            self.max_work *= 2
+
+    def best(self, scenario: Any, actions: list[dict], until_ms: int, seed: int,
+             horizon_ms: int) -> Checkpoint | None:  # fmt: skip
+        """The latest checkpoint at or before ``until_ms`` a replay of ``actions`` can
+        resume from, or None."""
+        for item in reversed(self.items):
+            if item.at_ms <= until_ms and item.fits(scenario, actions, seed, horizon_ms):
+                return item
+        return None
+
+    def discard_after(self, at_ms: int) -> None:
+        """Forget the checkpoints later than ``at_ms`` (history changed there)."""
+        self.items = [item for item in self.items if item.at_ms <= at_ms]
+
+    def clear(self) -> None:
+        self.items = []
+
+
+def _same_history(checkpoint: Checkpoint, sim: Any) -> bool:
+    """Is ``sim`` on the checkpoint's history (same run, and the checkpoint's actions are
+    the first of ``sim``'s, none of the others earlier)?"""
+    return checkpoint.at_ms <= sim.clock.now_ms and checkpoint.fits(
+        sim.scenario, sim.actions, sim.seed, sim.horizon_ms
+    )
