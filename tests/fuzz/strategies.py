@@ -641,7 +641,9 @@ RAW_PACKETS = [
 
 socket_texts = st.one_of(
     st.sampled_from([POD, *BUILTIN_TEXTS.values()]),
+    st.sampled_from([POD, *BUILTIN_TEXTS.values()]),
     mutated_scenario(),
+    scenario_text(),
     st.sampled_from(APPLY_TEXTS),
     hostile_strings,
 )
