@@ -100,12 +100,21 @@ class Harness:
         finally:
             logging.getLogger().removeHandler(self.log)
             for tab in tabs:
-                if tab.is_connected():
-                    tab.disconnect()
+                self.hang_up(tab)
             # Idle time 0: two rounds free every session without a tab.
             for _ in range(2):
                 self.wall += 2.0
                 self.rt.manager.reap(self.wall)
+
+    def hang_up(self, client: SocketIOTestClient) -> None:
+        """The tab's connection drops, as Engine.IO reports a closed socket (whatever state
+        the tab left its Socket.IO parser in)."""
+        eio = self.socketio.server.eio
+        eio._trigger_event(
+            "disconnect", client.eio_sid, eio.reason.CLIENT_DISCONNECT, run_async=False
+        )
+        client.connected.clear()
+        SocketIOTestClient.clients.pop(client.eio_sid, None)
 
     def connect(self) -> SocketIOTestClient:
         client = self.socketio.test_client(self.app)
@@ -212,8 +221,13 @@ class Harness:
             assert data["message"], data
             if lang == "zh":
                 assert CJK.search(data["message"]), data
-            if "errors" in data:
-                assert_located(data["errors"])
+            for error in data.get("errors", []):
+                if "doc" in error:  # an error in the scenario text
+                    assert_located([error])
+                else:  # an error in a field of the body ("at", "actions[2].exitCode")
+                    assert isinstance(error.get("path"), str) and error.get("message"), error
+                    if lang == "zh":
+                        assert CJK.search(error["message"]), f"not in Chinese: {error}"
             return []
         received = self.emit(client, "join", [{"share": data["id"]}])
         names = [m["name"] for m in received]
