@@ -202,28 +202,54 @@ def test_a_share_with_a_huge_at_is_refused_or_opens_at_once(
     assert not problems, "\n".join(problems)
 
 
-def test_share_posts_from_many_clients_meet_a_global_budget(server: LiveServer) -> None:
-    """300 posts at the size cap from 10 addresses (30 each: within the per-address limit):
-    a global budget must refuse some, and every answer is JSON."""
-    statuses: dict[int, int] = {}
-    problems = []
+def share_text(i: int) -> str:
+    """A valid scenario of SHARE_TEXT_LIMIT bytes, different for every `i`."""
     filler = SHARE_TEXT_LIMIT - len(POD) - 64
-    for i in range(300):
-        comment = f"# {i} " + "x" * (filler - 8)
-        text = POD + comment[:filler] + "\n"
-        status, content_type, body = post_share(server, {"yaml": text}, f"127.0.1.{2 + i % 10}")
-        statuses[status] = statuses.get(status, 0) + 1
-        if not content_type.startswith("application/json"):
-            problems.append(f"answer {status} {content_type}: {body[:120]!r}")
-            break
-        if status not in (201, 429, 503, 507):
-            problems.append(f"answer {status}: {body[:200]!r}")
-            break
-    refused = sum(n for s, n in statuses.items() if s in (429, 503, 507))
-    if not refused:
-        problems.append(f"no global share budget: {statuses} for 300 posts of 64 KiB")
-    problems += [f"server stderr: {p}" for p in server_problems(server)]
-    assert not problems, "\n".join(problems)
+    return POD + (f"# {i} " + "x" * filler)[:filler] + "\n"
+
+
+def test_share_posts_from_many_clients_meet_a_global_budget() -> None:
+    """150 posts at the size cap from 10 addresses (15 each: within the per-address limit)
+    with a global budget of 100 a minute (PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL): some
+    are refused (429/503), and every answer is JSON."""
+    with LiveServer(env={"PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL": "100"}) as server:
+        statuses: dict[int, int] = {}
+        problems = []
+        for i in range(150):
+            status, content_type, body = post_share(
+                server, {"yaml": share_text(i)}, f"127.0.1.{2 + i % 10}"
+            )
+            statuses[status] = statuses.get(status, 0) + 1
+            if not content_type.startswith("application/json") or status not in (201, 429, 503):
+                problems.append(f"answer {status} {content_type}: {body[:200]!r}")
+                break
+        if not statuses.get(429, 0) + statuses.get(503, 0):
+            problems.append(f"no global share budget: {statuses} for 150 posts of 64 KiB")
+        problems += [f"server stderr: {p}" for p in server_problems(server)]
+        assert not problems, "\n".join(problems)
+
+
+def test_the_share_database_has_a_size_cap() -> None:
+    """With a 2 MB cap (PLAYGROUND_SHARE_DB_MAX_BYTES), 60 links of 64 KiB are refused with
+    507 once it is reached, in JSON, and nothing more is stored after that."""
+    cap = 2_000_000
+    with LiveServer(env={"PLAYGROUND_SHARE_DB_MAX_BYTES": str(cap)}) as server:
+        statuses: list[int] = []
+        problems = []
+        for i in range(60):
+            status, content_type, body = post_share(
+                server, {"yaml": share_text(i)}, f"127.0.2.{2 + i % 10}"
+            )
+            statuses.append(status)
+            if not content_type.startswith("application/json") or status not in (201, 507):
+                problems.append(f"answer {status} {content_type}: {body[:200]!r}")
+                break
+        if 507 not in statuses:
+            problems.append(f"no size cap: {statuses.count(201)} links of 64 KiB stored")
+        elif 201 in statuses[statuses.index(507) :]:
+            problems.append(f"links stored after a 507: {statuses}")
+        problems += [f"server stderr: {p}" for p in server_problems(server)]
+        assert not problems, "\n".join(problems)
 
 
 def test_half_open_requests_hold_no_threads_and_stall_nobody(

@@ -208,6 +208,10 @@ SOCKET = [
         "S3-client-sends-disconnect-event",
         [JOIN, ("emit", "disconnect", [{}]), ("emit", "clock", [{"op": "pause"}])],
     ),
+    Case(
+        "S6-unknown-field-lone-surrogate-echoed",
+        [("emit", "clock", [{"op": "play"}]), ("emit", "join", [{"lang": "en", "\ud800": None}])],
+    ),
     Case("S4-share-body-deeply-nested", [JOIN, ("share", b'{"yaml": ' + b"[" * 50_000, "en")]),
     Case("S4-share-body-lone-surrogate", [JOIN, ("share", b'{"yaml": "\\ud800"}', "zh")]),
     Case("S5-share-at-1e12-does-not-open", [JOIN, ("share", {"yaml": POD, "at": 1e12}, "en")]),

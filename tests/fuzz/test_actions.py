@@ -23,7 +23,7 @@ from tests.fuzz.strategies import BEFORE, MOMENTS, live_action
 pytestmark = pytest.mark.fuzz
 
 
-@fuzz(2500)
+@fuzz(2400)
 @given(
     base=st.sampled_from(ACTION_BASES),
     at=st.sampled_from(MOMENTS),

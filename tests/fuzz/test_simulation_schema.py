@@ -16,7 +16,7 @@ from tests.fuzz.strategies import scenario_text
 pytestmark = pytest.mark.fuzz
 
 
-@fuzz(2200)
+@fuzz(2000)
 @given(scenario_text())
 def test_any_simulation_document_runs_or_is_refused_with_located_errors(text: str) -> None:
     check_scenario_text(text)
