@@ -208,9 +208,9 @@ SOCKET = [
         "S3-client-sends-disconnect-event",
         [JOIN, ("emit", "disconnect", [{}]), ("emit", "clock", [{"op": "pause"}])],
     ),
-    Case("S6-share-unknown-field-lone-surrogate-echoed", [JOIN, ("share", {"\ud800": None}, "zh")]),
+    Case("S13-share-unknown-field-lone-surrogate-echoed", [JOIN, ("share", {"\ud800": None}, "zh")]),
     Case(
-        "S6-unknown-field-lone-surrogate-echoed",
+        "S13-unknown-field-lone-surrogate-echoed",
         [("emit", "clock", [{"op": "play"}]), ("emit", "join", [{"lang": "en", "\ud800": None}])],
     ),
     Case("S4-share-body-deeply-nested", [JOIN, ("share", b'{"yaml": ' + b"[" * 50_000, "en")]),
