@@ -208,7 +208,9 @@ SOCKET = [
         "S3-client-sends-disconnect-event",
         [JOIN, ("emit", "disconnect", [{}]), ("emit", "clock", [{"op": "pause"}])],
     ),
-    Case("S13-share-unknown-field-lone-surrogate-echoed", [JOIN, ("share", {"\ud800": None}, "zh")]),
+    Case(
+        "S13-share-unknown-field-lone-surrogate-echoed", [JOIN, ("share", {"\ud800": None}, "zh")]
+    ),
     Case(
         "S13-unknown-field-lone-surrogate-echoed",
         [("emit", "clock", [{"op": "play"}]), ("emit", "join", [{"lang": "en", "\ud800": None}])],
