@@ -203,7 +203,13 @@ SOCKET = [
     Case("S2-packet-connect-error", raw("4")),
     Case("S2-packet-unknown-type", raw("9")),
     Case("S2-packet-empty", raw("")),
-    Case("S2-packet-binary-attachment", raw("6")),
+    Case(
+        "S2-packet-binary-attachment",
+        [
+            *raw("6"),
+            ("emit", "clock", [{"op": "pause"}]),
+        ],  # the next packet is taken as its attachment
+    ),
     Case(
         "S3-client-sends-disconnect-event",
         [JOIN, ("emit", "disconnect", [{}]), ("emit", "clock", [{"op": "pause"}])],
