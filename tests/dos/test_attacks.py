@@ -1,0 +1,302 @@
+"""Denial of service against a real server process (issue 12): seek storms, session floods,
+a silent reader, huge shares, half-open requests, malformed and oversized packets.
+
+Each test starts `python -m webapp --port 0` (tests/dos/harness.py), lets a legitimate
+player play a built-in scenario at 1x, attacks, and asserts what the issue asks:
+- the player's longest wait for an update stays under GAP_BOUND (1 s; normal is 0.1 s),
+- the server's RSS stays under RSS_BOUND,
+- nobody gets `internal_error`, no answer is an HTML error, no traceback reaches stderr.
+A test reports every broken bound at once, with the figures it measured.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.dos.harness import (
+    LiveServer,
+    Player,
+    RawClient,
+    half_open_requests,
+    server_problems,
+    wait_until,
+)
+from tests.fuzz.strategies import RAW_PACKETS
+from tests.samples import POD
+from tests.worst_case import WORST_POD, worst_pod
+
+pytestmark = pytest.mark.dos
+
+GAP_BOUND = 1.0  # seconds without an update for a legitimate player (issue 12)
+RSS_BOUND = 300.0  # MB for the whole server process (it starts at about 50 MB)
+SILENT_GROWTH_BOUND = 60.0  # MB the server may grow while two clients never read for 20 s
+EXTRA_THREADS_BOUND = 100  # threads the server may add while 600 requests hang half-open
+SHARE_TEXT_LIMIT = 64 * 1024  # SHARE_MAX_TEXT_BYTES
+
+
+@pytest.fixture
+def server() -> Iterator[LiveServer]:
+    server = LiveServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def player(server: LiveServer) -> Iterator[Player]:
+    player = Player(server.url)
+    player.wait_for_ticks()
+    yield player
+    player.close()
+
+
+def problems_of(
+    server: LiveServer,
+    player: Player | None,
+    window: tuple[float, float] | None,
+    attackers: list[RawClient] = (),  # type: ignore[assignment]
+) -> list[str]:
+    """Every bound the run broke, with the figures."""
+    problems = []
+    if player is not None and window is not None:
+        gap = player.max_gap(*window)
+        if gap >= GAP_BOUND:
+            problems.append(f"the player waited {gap:.2f} s for an update (bound {GAP_BOUND} s)")
+        if player.errors:
+            problems.append(f"the player got errors: {player.errors[:3]}")
+    if server.peak_rss_mb >= RSS_BOUND:
+        problems.append(f"server RSS reached {server.peak_rss_mb:.0f} MB (bound {RSS_BOUND:.0f})")
+    internal = sum(a.internal_errors for a in attackers)
+    if internal:
+        problems.append(f"{internal} internal_error answer(s) to the attackers")
+    problems += [f"server stderr: {p}" for p in server_problems(server)]
+    return problems
+
+
+def test_a_seek_storm_stalls_no_other_player_and_memory_stays_bounded(
+    server: LiveServer, player: Player
+) -> None:
+    attackers = [RawClient(server, source=f"127.0.0.{2 + i}") for i in range(3)]
+    for attacker in attackers:
+        attacker.emit("join", {"yaml": WORST_POD})
+    start = time.monotonic()
+    targets = [7200, 1, 7199, 2, 3600, 7200, 0]
+    i = 0
+    while time.monotonic() < start + 12:
+        for attacker in attackers:
+            attacker.emit("clock", {"op": "seek", "value": targets[i % len(targets)]})
+        i += 1
+        time.sleep(0.25)
+    end = time.monotonic()
+    problems = problems_of(server, player, (start, end), attackers)
+    for attacker in attackers:
+        attacker.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_a_session_flood_does_not_lock_out_newcomers() -> None:
+    server = LiveServer(env={"PLAYGROUND_MAX_SESSIONS": "100"})
+    player = None
+    attackers: list[RawClient] = []
+    try:
+        player = Player(server.url)
+        player.wait_for_ticks()
+        attackers = [RawClient(server, source="127.0.0.2") for _ in range(5)]
+        start = time.monotonic()
+        for _ in range(40):  # 5 x 40 joins, under the per-connection rate of 20 a second
+            for attacker in attackers:
+                attacker.emit("join", {})
+            time.sleep(0.06)
+        time.sleep(1.0)
+        end = time.monotonic()
+        problems = problems_of(server, player, (start, end), attackers)
+        newcomer = Player(server.url)  # another tab of the first client's address
+        other = RawClient(server, source="127.0.0.9")  # a client nobody has seen
+        other.emit("join", {})
+        wait_until(lambda: newcomer.snapshots or newcomer.errors, 5)
+        wait_until(lambda: b'"snapshot"' in other.seen or b'"error"' in other.seen, 5)
+        if newcomer.snapshots != 1 or newcomer.errors:
+            problems.append(f"a newcomer could not start a session: {newcomer.errors[:1]}")
+        if b'"snapshot"' not in other.seen:
+            problems.append(f"a new client could not start a session: {other.seen[:200]!r}")
+        newcomer.close()
+        other.close()
+        assert not problems, "\n".join(problems)
+    finally:
+        for attacker in attackers:
+            attacker.close()
+        if player is not None:
+            player.close()
+        server.stop()
+
+
+def test_silent_readers_cost_bounded_memory(server: LiveServer, player: Player) -> None:
+    """Two clients that never read while their sessions play the worst scenario at 100x:
+    the server keeps the latest state for them, not a queue of every tick."""
+    before = server.rss_mb()
+    silent = []
+    for i in range(2):
+        client = RawClient(server, source=f"127.0.0.{2 + i}", drain=False, rcvbuf=4096)
+        client.emit("join", {"yaml": WORST_POD})
+        client.emit("clock", {"op": "speed", "value": 100})
+        client.emit("clock", {"op": "play"})
+        silent.append(client)
+    start = time.monotonic()
+    while time.monotonic() < start + 20 and server.alive():
+        time.sleep(0.5)
+    end = time.monotonic()
+    after = server.rss_mb()
+    problems = problems_of(server, player, (start, end))
+    if after - before >= SILENT_GROWTH_BOUND:
+        problems.append(
+            f"RSS grew {before:.0f} -> {after:.0f} MB in 20 s of two silent clients "
+            f"(bound +{SILENT_GROWTH_BOUND:.0f} MB)"
+        )
+    for client in silent:
+        client.close()
+    assert not problems, "\n".join(problems)
+
+
+def post_share(
+    server: LiveServer, body: object, source: str = "127.0.0.1"
+) -> tuple[int, str, bytes]:
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", server.port, timeout=30, source_address=(source, 0)
+    )
+    try:
+        connection.request(
+            "POST",
+            "/api/share",
+            body=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        response = connection.getresponse()
+        return response.status, response.getheader("Content-Type") or "", response.read()
+    finally:
+        connection.close()
+
+
+def test_a_share_with_a_huge_at_is_refused_or_opens_at_once(
+    server: LiveServer, player: Player
+) -> None:
+    start = time.monotonic()
+    status, content_type, body = post_share(server, {"yaml": worst_pod(1), "at": 1e9})
+    problems = []
+    if not content_type.startswith("application/json"):
+        problems.append(f"POST /api/share answered {status} {content_type}: {body[:200]!r}")
+    elif status == 201:
+        link = json.loads(body)["id"]
+        opener = RawClient(server, source="127.0.0.2")
+        opener.emit("join", {"share": link})
+        answered = wait_until(lambda: b'"snapshot"' in opener.seen or b'"error"' in opener.seen, 10)
+        if not answered:
+            problems.append("opening the link (at 1e9) was not answered within 10 s")
+        opener.close()
+    elif status != 400:
+        problems.append(f"POST /api/share answered {status}: {body[:200]!r}")
+    problems += problems_of(server, player, (start, time.monotonic()))
+    assert not problems, "\n".join(problems)
+
+
+def share_text(i: int) -> str:
+    """A valid scenario of SHARE_TEXT_LIMIT bytes, different for every `i`."""
+    filler = SHARE_TEXT_LIMIT - len(POD) - 64
+    return POD + (f"# {i} " + "x" * filler)[:filler] + "\n"
+
+
+def test_share_posts_from_many_clients_meet_a_global_budget() -> None:
+    """150 posts at the size cap from 10 addresses (15 each: within the per-address limit)
+    with a global budget of 100 a minute (PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL): some
+    are refused (429/503), and every answer is JSON."""
+    with LiveServer(env={"PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL": "100"}) as server:
+        statuses: dict[int, int] = {}
+        problems = []
+        for i in range(150):
+            status, content_type, body = post_share(
+                server, {"yaml": share_text(i)}, f"127.0.1.{2 + i % 10}"
+            )
+            statuses[status] = statuses.get(status, 0) + 1
+            if not content_type.startswith("application/json") or status not in (201, 429, 503):
+                problems.append(f"answer {status} {content_type}: {body[:200]!r}")
+                break
+        if not statuses.get(429, 0) + statuses.get(503, 0):
+            problems.append(f"no global share budget: {statuses} for 150 posts of 64 KiB")
+        problems += [f"server stderr: {p}" for p in server_problems(server)]
+        assert not problems, "\n".join(problems)
+
+
+def test_the_share_database_has_a_size_cap() -> None:
+    """With a 2 MB cap (PLAYGROUND_SHARE_DB_MAX_BYTES), 60 links of 64 KiB are refused with
+    507 once it is reached, in JSON, and nothing more is stored after that."""
+    cap = 2_000_000
+    with LiveServer(env={"PLAYGROUND_SHARE_DB_MAX_BYTES": str(cap)}) as server:
+        statuses: list[int] = []
+        problems = []
+        for i in range(60):
+            status, content_type, body = post_share(
+                server, {"yaml": share_text(i)}, f"127.0.2.{2 + i % 10}"
+            )
+            statuses.append(status)
+            if not content_type.startswith("application/json") or status not in (201, 507):
+                problems.append(f"answer {status} {content_type}: {body[:200]!r}")
+                break
+        if 507 not in statuses:
+            problems.append(f"no size cap: {statuses.count(201)} links of 64 KiB stored")
+        elif 201 in statuses[statuses.index(507) :]:
+            problems.append(f"links stored after a 507: {statuses}")
+        problems += [f"server stderr: {p}" for p in server_problems(server)]
+        assert not problems, "\n".join(problems)
+
+
+def test_half_open_requests_hold_no_threads_and_stall_nobody(
+    server: LiveServer, player: Player
+) -> None:
+    baseline = server.threads()
+    start = time.monotonic()
+    with half_open_requests(server.port, 600):
+        time.sleep(3)
+        threads = server.threads()
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=2)
+        try:
+            connection.request("GET", "/healthz")
+            health = connection.getresponse().status
+        except OSError as error:
+            health = repr(error)
+        finally:
+            connection.close()
+        end = time.monotonic()
+    problems = problems_of(server, player, (start, end))
+    if threads > baseline + EXTRA_THREADS_BOUND:
+        problems.append(f"600 half-open requests: {baseline} -> {threads} server threads")
+    if health != 200:
+        problems.append(f"GET /healthz during the attack: {health}")
+    assert not problems, "\n".join(problems)
+
+
+def test_malformed_packets_leave_no_traceback(server: LiveServer) -> None:
+    client = RawClient(server, source="127.0.0.2")
+    client.emit("join", {})
+    for packet in RAW_PACKETS:
+        if not client.send("4" + packet):
+            client.close()
+            client = RawClient(server, source="127.0.0.2")
+    time.sleep(1.0)
+    client.close()
+    problems = problems_of(server, None, None, [client])
+    assert not problems, "\n".join(problems)
+
+
+def test_a_message_over_the_size_cap_gets_an_error_event(server: LiveServer) -> None:
+    client = RawClient(server, source="127.0.0.2")
+    client.emit("join", {})
+    wait_until(lambda: b'"snapshot"' in client.seen, 5)
+    client.seen = b""
+    client.emit("apply", {"yaml": "x" * 600_000})  # over SOCKETIO_MAX_MESSAGE_BYTES
+    wait_until(lambda: b'"error"' in client.seen or client.closed, 5)
+    seen = client.seen
+    client.close()
+    assert b'"error"' in seen, f"no error event before the connection closed: {seen[:200]!r}"

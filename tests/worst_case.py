@@ -1,0 +1,37 @@
+"""The most expensive scenario that is valid within the playground's limits (issue 12).
+
+A Pod with the maximum number of containers (MAX_CONTAINERS), each with a startup, a
+liveness and a readiness probe that exec a command every second. Shared by the fuzz suite,
+the denial-of-service suite and bench/hardening.py.
+"""
+
+from __future__ import annotations
+
+from webapp.manifest.rules import MAX_CONTAINERS
+
+PROBES = ("startupProbe", "livenessProbe", "readinessProbe")
+
+
+def worst_pod(containers: int = MAX_CONTAINERS, period_seconds: int = 1) -> str:
+    """The scenario text: `containers` containers x 3 exec probes every `period_seconds`."""
+    lines = [
+        "apiVersion: v1",
+        "kind: Pod",
+        "metadata:",
+        "  name: worst",
+        "spec:",
+        "  containers:",
+    ]
+    for i in range(containers):
+        lines += [f"  - name: c{i}", "    image: busybox:1.36", "    command: [sleep, infinity]"]
+        for probe in PROBES:
+            lines += [
+                f"    {probe}:",
+                "      exec:",
+                '        command: ["true"]',
+                f"      periodSeconds: {period_seconds}",
+            ]
+    return "\n".join(lines) + "\n"
+
+
+WORST_POD = worst_pod()
