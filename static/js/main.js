@@ -2,7 +2,7 @@
 // server over Socket.IO. Parts never touch the socket: they dispatch `pg:*` events.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import * as i18n from "./i18n.js";
-import { applySnapshot, applyTick, initialState, recordAction, diagramModel } from "./state.js";
+import { applySnapshot, applyTick, initialState, diagramModel } from "./state.js";
 import { on, setText } from "./dom.js";
 import * as topbar from "./topbar.js";
 import * as editor from "./editor.js";
@@ -194,9 +194,9 @@ on("pg:reset", () => {
 });
 on("pg:clock", (detail) => socket.emit("clock", detail));
 on("pg:act", (action) => {
+  // The action joins the log when the server's tick says it was accepted (with the
+  // second the engine ran it at), so a refused action is never shared.
   socket.emit("act", action);
-  state = recordAction(state, action);
-  render();
 });
 on("pg:lang", ({ lang }) => i18n.setLanguage(lang));
 i18n.onLanguageChange((code) => {

@@ -107,6 +107,7 @@ export function applyTick(prev, tick) {
       nodes: has("nodes") ? tick.nodes : prev.nodes,
       views: has("views") ? { ...prev.views, ...tick.views } : prev.views,
       stage: has("stage") ? tick.stage : fresh.length ? lastStage(transitions) : prev.stage,
+      actions: has("actions") ? tick.actions : prev.actions,
     },
   };
 }
@@ -126,11 +127,6 @@ export function extendRuns(transitions, runs) {
     out[index] = { ...out[index], repeat: run.repeat };
   }
   return out;
-}
-
-/** Remember an action the user just sent (the server's log arrives with the next snapshot). */
-export function recordAction(prev, action) {
-  return { ...prev, actions: prev.actions.concat([{ at: prev.now, ...action }]) };
 }
 
 function lastStage(transitions) {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import {
   applySnapshot, applyTick, initialState, diagramModel, graceCountdown, timelineModel,
   statusModel, lessonModel, endpointsModel, eventRows, seekTarget, probeSwitchValue,
-  recordAction, toVirtual, boxKey, isFailure,
+  toVirtual, boxKey, isFailure,
 } from "../../static/js/state.js";
 import { snapshot, crashTick, deleteTick, iso } from "./fixtures.mjs";
 import { readFileSync } from "node:fs";
@@ -196,9 +196,19 @@ test("event rows are sorted by time and name their object", () => {
 test("probe switches show the user's last choice, else the last probe result", () => {
   let s = fromSnapshot();
   assert.equal(probeSwitchValue(s, "app", "liveness"), "healthy");
-  s = recordAction(s, { action: "set-probe", container: "app", probe: "liveness", healthy: false });
+  const accepted = [{ at: 20, action: "set-probe", container: "app", probe: "liveness", healthy: false }];
+  s = applyTick(s, { seq: s.seq + 1, actions: accepted }).state;
   assert.equal(probeSwitchValue(s, "app", "liveness"), "failing");
   assert.equal(s.actions[0].at, 20);
+});
+
+test("the action log is the server's: a tick without actions keeps it, one with them replaces it", () => {
+  let s = fromSnapshot();
+  const before = s.actions;
+  s = applyTick(s, { seq: s.seq + 1, now: 21 }).state;
+  assert.equal(s.actions, before);
+  s = applyTick(s, { seq: s.seq + 1, actions: [{ at: 21, action: "crash", container: "app", exitCode: 1 }] }).state;
+  assert.deepEqual(s.actions.map((a) => a.action), ["crash"]);
 });
 
 // ---- against payloads recorded from the real engine (tests/js/record_fixtures.py)

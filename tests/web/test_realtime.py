@@ -396,3 +396,21 @@ def test_joining_another_session_leaves_the_first(app: Flask) -> None:
     join(client)  # a new session from the same tab
     session = realtime_of(app).manager.get(first["session"])
     assert session is not None and session.tabs == set()
+
+
+def test_the_tick_after_an_action_carries_the_log_the_engine_accepted(
+    client: SocketIOTestClient,
+) -> None:
+    """The page shares what the server ran: an accepted action comes back in the next
+    tick with the engine's `at`; a refused one never appears, and a tick with no new
+    action carries no log."""
+    join(client)
+    client.emit("clock", {"op": "seek", "value": 5})
+    only(client, "snapshot")
+    client.emit("act", {"action": "delete", "gracePeriodSeconds": 2})
+    tick = only(client, "tick")
+    assert [(a["action"], a["at"]) for a in tick["actions"]] == [("delete", 5.0)]
+    client.emit("act", {"action": "no-such-action"})
+    assert [m["name"] for m in client.get_received()] == ["error"]
+    client.emit("clock", {"op": "step"})
+    assert "actions" not in only(client, "tick")

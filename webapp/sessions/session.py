@@ -79,6 +79,7 @@ class Session:
         self.cache = StateCache(sim, self._view_refresh_seconds)
         self._sent_transitions = 0
         self._sent_revision = -1
+        self._sent_actions: tuple[int, int] | None = None
         self._sent_now: float | None = None
         self._sent_clock: dict[str, object] | None = None
         self._sent_wall = float("-inf")
@@ -224,10 +225,12 @@ class Session:
         sim = self.sim
         transitions = sim.transitions
         clock = self.clock.as_wire()
+        actions_changed = self._actions_key() != self._sent_actions
         if (
             _revision(sim) == self._sent_revision
             and clock == self._sent_clock
             and sim.now == self._sent_now
+            and not actions_changed
         ):
             return None
         if wall_now is not None and wall_now - self._sent_wall < interval:
@@ -250,9 +253,17 @@ class Session:
             "runs": runs,
             "sentAt": time.time(),  # wall time of the emit, for latency figures (bench/)
         }
+        if actions_changed:
+            # The action log as the engine accepted it (its own `at`), so that what a tab
+            # shares is what the server ran, never what the tab asked for.
+            payload["actions"] = self.actions
         return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
 
+    def _actions_key(self) -> tuple[int, int]:
+        return (len(self.sim.actions), len(self.future))
+
     def _mark_sent(self, wall_now: float) -> None:
+        self._sent_actions = self._actions_key()
         self._sent_transitions = len(self.sim.transitions)
         self._sent_revision = _revision(self.sim)
         self._sent_now = self.sim.now
