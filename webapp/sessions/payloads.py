@@ -29,11 +29,18 @@ def require_object(value: Any) -> dict[str, Any]:
     return value
 
 
+def shown_name(key: Any) -> str:
+    """A client's field name as an error may quote it: at most MAX_SHORT_TEXT characters,
+    and what is not valid Unicode text (a lone surrogate) escaped as ``\\udxxx``, so the
+    refusal never carries the invalid string back."""
+    return str(key)[:MAX_SHORT_TEXT].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def only_fields(payload: dict[str, Any], allowed: Iterable[str]) -> None:
     allowed = set(allowed)
     for key in payload:
         if key not in allowed:
-            raise PayloadProblem("unknown_field", field=str(key)[:MAX_SHORT_TEXT])
+            raise PayloadProblem("unknown_field", field=shown_name(key))
 
 
 def text(payload: dict[str, Any], field: str, *, limit: int = MAX_SHORT_TEXT) -> str:
