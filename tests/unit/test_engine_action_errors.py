@@ -17,6 +17,7 @@ TWO = """\
   readinessProbe: {httpGet: {path: /, port: 80}, periodSeconds: 5}
 - name: side
   image: busybox:1.36
+  command: [sleep, infinity]
 """
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: '1'}\n"
 

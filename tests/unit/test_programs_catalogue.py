@@ -162,6 +162,7 @@ def test_busybox_images_hold_only_busybox_applets() -> None:
     assert facts.has_binary("/bin/sh") is True
     assert facts.has_binary("bash") is False
     assert facts.has_binary("curl") is False
+    assert facts.has_binary("true") and facts.has_binary("false") and facts.has_binary("yes")
     assert image_facts("debian:12").has_binary("curl") is False
     assert image_facts("debian:12").has_binary("bash") is None  # not listed: assumed present
 

@@ -263,7 +263,8 @@ def _set_probe(sim: Cluster, action: dict) -> None:
         behaviour = sim.behaviours.setdefault(name, {})
         behaviour.setdefault("probes", {})[probe] = "healthy" if healthy else "failing"
     sim.transition("running", f"Container/{name}", f"health.{probe}", not healthy, healthy,
-                   f"The process now {'passes' if healthy else 'fails'} its {probe} check",
+                   f"set-probe: the {probe} check now {'passes' if healthy else 'fails'}, "
+                   "whatever the container's process does",
                    container=name)  # fmt: skip
 
 

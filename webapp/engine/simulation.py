@@ -225,6 +225,17 @@ class Simulation:
     def nodes(self) -> list[dict]:
         return [state.obj for state in self.nodes_by_name.values()]
 
+    def container_logs(self, name: str, *, previous: bool = False) -> list[list] | None:
+        """The log lines ``[ms, "stdout"|"stderr", text]`` of the container's current (or,
+        with ``previous``, its last terminated) instance; None when there is none."""
+        if self.kubelet is None or name not in self.kubelet.by_name:
+            return None
+        instances = self.kubelet.by_name[name].instances
+        index = 1 if previous else 0
+        if len(instances) <= index or instances[index].process is None:
+            return None
+        return instances[index].process.log_lines()
+
     def trace(self) -> dict:
         return {
             "pod": self.pod(),

@@ -313,6 +313,13 @@ def normalise_container(entry: dict[str, Any]) -> dict[str, Any]:
         "memoryMiB": None if memory is None else int(memory),
         "probes": {probe: probes.get(probe, "healthy") for probe in PROBES},
         "hooks": {hook: _hook(hooks.get(hook)) for hook in ("postStart", "preStop")},
+        # What the document says itself: only these override the behaviour the engine
+        # derives from the container's image and command ("probes.liveness", "hooks.preStop").
+        "explicit": sorted(
+            [key for key in entry if key not in ("probes", "hooks")]
+            + [f"probes.{probe}" for probe in probes]
+            + [f"hooks.{hook}" for hook in hooks]
+        ),
     }
 
 

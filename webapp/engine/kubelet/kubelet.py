@@ -28,7 +28,7 @@ from webapp.engine.core.process import Process, all_of
 from webapp.engine.core.timefmt import go_duration
 from webapp.engine.kubelet import backoff as flowcontrol
 from webapp.engine.kubelet.config_refs import container_config_error, pod_volume_errors
-from webapp.engine.kubelet.hooks import POST_START, hook_error_message, hook_run
+from webapp.engine.kubelet.hooks import POST_START, HookRun, hook_error_message, hook_run
 from webapp.engine.kubelet.images import (
     ERR_IMAGE_NEVER_PULL,
     ERR_IMAGE_PULL,
@@ -49,6 +49,7 @@ from webapp.engine.kubelet.probes import (
     ProbeSpec,
     ProbeWorker,
 )
+from webapp.engine.kubelet.processes import PodProcesses
 from webapp.engine.kubelet.record import ContainerRecord, health_from_behaviour
 from webapp.engine.kubelet.runtime import ContainerInstance, Runtime
 from webapp.engine.kubelet.security_context import verify_run_as_non_root
@@ -84,7 +85,10 @@ class Kubelet:
         for container in spec.get("containers") or []:
             self._add_record(container, "app", behaviours)
         self.by_name = {record.name: record for record in self.records}
-        self.runtime = Runtime(self.clock, sim.rng, behaviours, self._on_container_exit)
+        self.processes = PodProcesses(sim, self)
+        self.runtime = Runtime(
+            self.clock, sim.rng, behaviours, self._on_container_exit, self.processes, self.by_name
+        )
         self.restart_backoff = flowcontrol.new_crash_loop_backoff()
         self.image_backoff = flowcontrol.new_image_backoff()
         self.pull_errors: dict[str, str] = {}
@@ -109,6 +113,7 @@ class Kubelet:
             deleting=lambda: sim.deletion_ms is not None,
             restart_policy=lambda: sim.pod_spec.get("restartPolicy", "Always"),
             pod_ip=lambda: self.pod_ip,
+            run_handler=self._run_probe_handler,
         )
         self._start_probe_workers()
 
@@ -143,7 +148,15 @@ class Kubelet:
             for worker in record.probes.values():
                 worker.stop()
 
-    def _on_probe_run(self, worker: ProbeWorker, result: str, output: str) -> None:
+    def _run_probe_handler(
+        self, record: ContainerRecord, probe_type: str, spec: ProbeSpec
+    ) -> tuple[str, str, bool]:
+        """``runProbe``: the handler against the container's process model."""
+        return self.processes.run_probe(record, probe_type, spec.handler, spec.timeout_ms)
+
+    def _on_probe_run(
+        self, worker: ProbeWorker, result: str, output: str, errored: bool = False
+    ) -> None:
         """``prober.go`` probe: a transition per run, Unhealthy on each failure."""
         record, probe_type = worker.record, worker.probe_type
         step = "startupProbe" if probe_type == "startup" else probe_type
@@ -157,7 +170,10 @@ class Kubelet:
             + (f": {output.strip()}" if output.strip() else ""),
             container=record.name,
         )
-        if result == FAILURE:
+        if result == FAILURE and errored:
+            self.event(record, WARNING, "Unhealthy",
+                       f"{probe_type.capitalize()} probe errored and resulted in unknown state: {output}")  # fmt: skip
+        elif result == FAILURE:
             self.event(
                 record, WARNING, "Unhealthy", f"{probe_type.capitalize()} probe failed: {output}"
             )
@@ -484,7 +500,14 @@ class Kubelet:
             wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
             return False
         instance = self._create_and_start(record, newest, pulled.image_id)
-        hook = hook_run(record.spec, record.behaviour, POST_START)
+        if instance.reason == "StartError":
+            # StartContainer failed (the runtime could not exec the command): the kubelet
+            # records the error and the container restarts under the back-off.
+            self.event(record, WARNING, "Failed", f"Error: {instance.message}")
+            self._set_reason(record, "RunContainerError", instance.message)
+            wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
+            return False
+        hook = self.hook_run(record, instance, POST_START, None)
         if hook is not None:
             ok = yield from self._run_post_start(record, instance, hook)
             if not ok:
@@ -532,6 +555,8 @@ class Kubelet:
         self.runtime.start(instance, sim.memory_limit_bytes(record.spec))
         if record.kind == "app":
             self.initialized = True
+        if instance.reason == "StartError":
+            return instance
         self.event(record, NORMAL, "Started", "Container started")
         step = {"init": "init", "sidecar": "sidecar"}.get(record.kind, "start")
         sim.transition(
@@ -542,6 +567,15 @@ class Kubelet:
         sim.runtime_start(instance)
         self.request_sync()  # PLEG ContainerStarted
         return instance
+
+    def hook_run(self, record: ContainerRecord, instance: ContainerInstance, hook: str,
+                 limit_ms: int | None) -> HookRun | None:  # fmt: skip
+        """The lifecycle handler ``hook`` of ``record``, run against its process model."""
+
+        def runner(handler: dict) -> tuple[int | None, bool, str]:
+            return self.processes.run_hook(record, instance, hook, handler, limit_ms)
+
+        return hook_run(record.spec, record.behaviour, hook, runner)
 
     def _run_post_start(
         self, record: ContainerRecord, instance: ContainerInstance, hook

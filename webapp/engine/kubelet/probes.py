@@ -119,7 +119,7 @@ class ProbeWorker:
         record: ProbedContainer,
         probe_type: str,
         spec: ProbeSpec,
-        on_run: Callable[[ProbeWorker, str, str], None],
+        on_run: Callable[[ProbeWorker, str, str, bool], None],
         on_result: Callable[[ProbeWorker], None],
         context: ProbeContext,
     ) -> None:
@@ -198,8 +198,8 @@ class ProbeWorker:
         started = self.record.started
         if (self.probe_type == "startup") == started:
             return  # startup probes stop once started; the others wait for it
-        result, output = self._probe()
-        self.on_run(self, result, output)
+        result, output, errored = self._probe()
+        self.on_run(self, result, output, errored)
         if result == self.last_result:
             self.result_run += 1
         else:
@@ -214,19 +214,23 @@ class ProbeWorker:
             self.on_hold = True
             self.result_run = 0
 
-    def _probe(self) -> tuple[str, str]:
-        """Ask the simulated process: it answers once ``startSeconds`` have passed."""
+    def _probe(self) -> tuple[str, str, bool]:
+        """Run the handler against the container's process model; a health the Simulation
+        document or a ``set-probe`` action forces answers instead (after ``startSeconds``)."""
         instance = self.record.newest
         context = self.context
+        forced = self.record.health.get(self.probe_type)
+        if forced is None and context.run_handler is not None:
+            return context.run_handler(self.record, self.probe_type, self.spec)
         listening = bool(
             instance is not None
             and instance.running
             and self.clock.now_ms - (instance.started_ms or 0) >= self.record.start_ms
         )
-        if listening and self.record.health.get(self.probe_type, True):
-            return SUCCESS, ""
+        if listening and forced is not False:
+            return SUCCESS, "", False
         output = failure_output(self.record.spec, self.spec, context.pod_ip(), listening)
-        return FAILURE, output
+        return FAILURE, output, False
 
 
 class ProbeContext:
@@ -239,9 +243,12 @@ class ProbeContext:
         deleting: Callable[[], bool],
         restart_policy: Callable[[], str],
         pod_ip: Callable[[], str],
+        run_handler: Callable[[ProbedContainer, str, ProbeSpec], tuple[str, str, bool]]
+        | None = None,
     ) -> None:
         self.kubelet_up = kubelet_up
         self.pod_terminal = pod_terminal
         self.deleting = deleting
         self.restart_policy = restart_policy
         self.pod_ip = pod_ip
+        self.run_handler = run_handler  # the process model (kubelet.processes); None: health

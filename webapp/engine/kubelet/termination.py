@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from webapp.engine.api.events import NORMAL, WARNING
 from webapp.engine.core.process import Signal
-from webapp.engine.kubelet.hooks import PRE_STOP, hook_run
+from webapp.engine.kubelet.hooks import PRE_STOP
 
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
@@ -32,6 +32,10 @@ class KubeletParts(Protocol):
     def event(
         self, record: ContainerRecord, event_type: str, reason: str, message: str
     ) -> None: ...
+
+    def hook_run(
+        self, record: ContainerRecord, instance: ContainerInstance, hook: str, limit_ms: int | None
+    ) -> Any: ...  # kubelet.hooks.HookRun | None
 
 
 MINIMUM_GRACE_PERIOD_SECONDS = 2  # kuberuntime_manager.go minimumGracePeriodInSeconds
@@ -66,7 +70,7 @@ def kill_container(
         return
     kubelet.event(record, NORMAL, "Killing", message)
     grace_ms = grace_s * 1000
-    hook = hook_run(record.spec, record.behaviour, PRE_STOP)
+    hook = kubelet.hook_run(record, instance, PRE_STOP, grace_ms) if grace_ms > 0 else None
     if hook is not None and grace_ms > 0:
         started = clock.now_ms
         sim.transition("preStop", obj, "hook.preStop", None, "running",
@@ -97,8 +101,9 @@ def kill_container(
     grace_ms = max(grace_ms, minimum_grace_ms())
     if not instance.running:
         return
-    sim.transition(step, obj, "signal", None, "SIGTERM",
-                   f"SIGTERM sent; SIGKILL in {grace_ms // 1000}s if still running",
+    signal = kubelet.runtime.stop_signal(instance)
+    sim.transition(step, obj, "signal", None, signal,
+                   f"{signal} sent; SIGKILL in {grace_ms // 1000}s if still running",
                    container=record.name, stage=5 if sim.deletion_ms is not None else None)  # fmt: skip
     kubelet.runtime.stop(instance, grace_ms)
     yield instance.exited

@@ -144,6 +144,7 @@ class Machine(Protocol):
     notes: list[dict]
     exit_code: int | None
     start_error: str
+    render_cache: tuple | None
 
     def write(self, th: Thread, fd: int, text: str) -> None: ...
     def note(self, code: str, pos: int | None = None, **params: Any) -> None: ...

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ IMAGES: dict[str, dict] = _DATA["images"]
 PROGRAMS: dict[str, dict] = _DATA["programs"]
 PAGES: dict[str, str] = _DATA["pages"]
 BUSYBOX_APPLETS = frozenset(_DATA["busyboxApplets"])
+if not all(isinstance(name, str) for name in BUSYBOX_APPLETS):  # YAML reads a bare true as a bool
+    raise ValueError("catalogue.yaml: quote every applet name that YAML reads as a boolean")
 
 _BY_NAME = {name: key for key, entry in IMAGES.items() for name in entry["names"]}
 
@@ -91,6 +94,7 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
 
 
+@lru_cache(maxsize=512)
 def image_facts(image: str) -> ImageFacts:
     ref = parse_reference(image)
     key = _BY_NAME.get(ref.repository)

@@ -71,6 +71,7 @@ class Process:
         self.cpu_ms = 0
         self.world: World | None = None
         self.current: Thread | None = None
+        self.render_cache: tuple | None = None  # (ms, the log placeholders of that instant)
         self.signals_seen: list[tuple[int, str]] = []
 
     # -- public API ---------------------------------------------------------------------
@@ -184,12 +185,13 @@ class Process:
                     lines.append([self.exit_ms, stream, self.partial[stream]])
         return lines
 
-    def termination_message(self, path: str, policy: str) -> str:
+    def termination_message(self, path: str, policy: str, exit_code: int | None = None) -> str:
         """``state.terminated.message`` (CONTAINER-SEMANTICS §6): the last 4096 bytes of the
         file; with FallbackToLogsOnError and a non-zero exit, when the file is empty, the
         last 80 log lines cut to their last 2048 bytes."""
         content = (self.fs.read(path) or "").encode()
-        if content or policy != "FallbackToLogsOnError" or not self.exit_code:
+        code = self.exit_code if exit_code is None else exit_code
+        if content or policy != "FallbackToLogsOnError" or not code:
             return content[-4096:].decode(errors="replace")
         lines = [line[2] for line in self.log_lines()][-80:]
         text = ("\n".join(lines) + ("\n" if lines else "")).encode()
@@ -197,6 +199,11 @@ class Process:
 
     def wall(self, ms: int | None = None) -> datetime:
         return self.start.epoch + timedelta(milliseconds=self.now if ms is None else ms)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["render_cache"] = None  # derived from the clock: never copied
+        return state
 
     def note(self, code: str, pos: int | None = None, **params: Any) -> None:
         """A runtime warning ("not modelled: …"), recorded once per code and command."""

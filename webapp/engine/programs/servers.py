@@ -32,32 +32,52 @@ STATUS_TEXT = {200: "OK", 201: "Created", 204: "No Content", 301: "Moved Permane
                503: "Service Unavailable"}  # fmt: skip
 
 
+_TIME_FORMATS = {
+    "nginx_time": lambda t: t.strftime("%Y/%m/%d %H:%M:%S"),
+    "go_time": lambda t: t.strftime("%Y/%m/%d %H:%M:%S"),
+    "redis_time": lambda t: t.strftime("%d %b %Y %H:%M:%S.") + f"{t.microsecond // 1000:03d}",
+    "pg_time": lambda t: t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d} UTC",
+    "httpd_time": lambda t: (
+        t.strftime("%a %b %d %H:%M:%S.") + f"{t.microsecond:06d}" + t.strftime(" %Y")
+    ),
+    "mysql_time": lambda t: t.strftime("%Y-%m-%d %H:%M:%S+00:00"),
+    "epoch": lambda t: str(int(t.timestamp())),
+}
+
+
 class _Template(dict):
+    """Placeholders filled on demand (a log line needs one or two of them)."""
+
+    def __init__(self, m: Machine, extra: dict) -> None:
+        super().__init__(extra)
+        self.m = m
+
     def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+        m = self.m
+        if key in _TIME_FORMATS:
+            value = _TIME_FORMATS[key](m.wall())
+        elif key == "version":
+            value = m.facts.version or ""
+        elif key == "pod_ip":
+            value = m.start.pod_ip
+        elif key == "hostname":
+            value = m.start.hostname
+        elif key == "sender":
+            value = ""
+        else:
+            return "{" + key + "}"
+        self[key] = value
+        return value
 
 
 def render(m: Machine, template: str, **extra: object) -> str:
     """Fill a log template with the virtual wall time and the program's facts."""
-    now = m.wall()
-    millis = now.microsecond // 1000
-    values = _Template(
-        nginx_time=now.strftime("%Y/%m/%d %H:%M:%S"),
-        go_time=now.strftime("%Y/%m/%d %H:%M:%S"),
-        redis_time=now.strftime("%d %b %Y %H:%M:%S.") + f"{millis:03d}",
-        pg_time=now.strftime("%Y-%m-%d %H:%M:%S.") + f"{millis:03d} UTC",
-        httpd_time=now.strftime("%a %b %d %H:%M:%S.")
-        + f"{now.microsecond:06d}"
-        + now.strftime(" %Y"),
-        mysql_time=now.strftime("%Y-%m-%d %H:%M:%S+00:00"),
-        epoch=str(int(now.timestamp())),
-        version=m.facts.version or "",
-        pod_ip=m.start.pod_ip,
-        hostname=m.start.hostname,
-        sender="",
-    )
-    values.update({k: str(v) for k, v in extra.items()})
-    return template.format_map(values)
+    if extra:
+        return template.format_map(_Template(m, {k: str(v) for k, v in extra.items()}))
+    cached = m.render_cache
+    if cached is None or cached[0] != m.now:
+        cached = m.render_cache = (m.now, _Template(m, {}))
+    return template.format_map(cached[1])
 
 
 # -- which program -----------------------------------------------------------------------
