@@ -19,8 +19,8 @@ spec:
     image: envoy
     restartPolicy: Always
   containers:
-  - name: app
-    image: nginx:1.27
+  - {name: app, readinessProbe: {httpGet: {path: /, port: 80}},
+    image: nginx:1.27}
 ---
 """
 # The Simulation document starts on line 16.

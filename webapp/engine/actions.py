@@ -208,6 +208,14 @@ def _check_pod_update(sim: Cluster, obj: dict) -> None:
     _require_pod(sim)
     old_spec = dict(sim.pod_spec)
     new_spec = keep_service_account_token(apply_pod_defaults(obj)["spec"], old_spec)
+    old_gates = {g.get("name") for g in old_spec.get("schedulingGates") or []}
+    for index, gate in enumerate(new_spec.get("schedulingGates") or []):
+        if gate.get("name") not in old_gates:  # validateOnlyDeletedSchedulingGates
+            message = (
+                f'Pod "{name}" is invalid: spec.schedulingGates[{index}].name: Forbidden: only '
+                f"deletion is allowed, but found new scheduling gate '{gate.get('name')}'"
+            )
+            raise ActionError("pod_update_forbidden", {"pod": name}, message)
     old_spec.pop("nodeName", None)
     if _without_mutable(new_spec) != _without_mutable(old_spec):
         message = f'Pod "{name}" is invalid: {POD_UPDATE_FORBIDDEN}'
@@ -225,6 +233,7 @@ def _without_mutable(spec: dict) -> dict:
         "tolerations",
         "terminationGracePeriodSeconds",
         "nodeName",
+        "schedulingGates",  # only deletions, checked above
     ):
         spec.pop(key, None)
     return spec
@@ -387,9 +396,12 @@ def _apply_pod(sim: Cluster, obj: dict) -> None:
     spec = keep_service_account_token(new["spec"], old_spec)
     if "nodeName" in old_spec:
         spec["nodeName"] = old_spec["nodeName"]
+    gated = bool(old_spec.get("schedulingGates"))
     sim.pod_object_dict = {**sim.pod_object_dict, "metadata": metadata, "spec": spec}
     sim.mark_dirty()
     sim.update_services()
+    if gated and not spec.get("schedulingGates"):
+        sim.retry_scheduling()  # the last gate is gone: the scheduler sees the Pod now
     kubelet = sim.kubelet
     if kubelet is None:
         return

@@ -24,6 +24,7 @@ from webapp.engine.apiserver.defaults import (
     apply_pod_defaults,
     pod_qos_class,
 )
+from webapp.engine.controllers import podgc
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
@@ -37,6 +38,7 @@ from webapp.engine.kubelet.runtime import ContainerInstance
 from webapp.engine.kubelet.status import api_container_status, probe_started_ready
 from webapp.engine.kubelet.termination import effective_grace_seconds
 
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
 
@@ -79,6 +81,9 @@ class Simulation:
         self._pod: dict | None = None
         self._slices: dict[str, dict] = {}
         self._terminal_phase: str | None = None
+        self.rejected: dict | None = None  # the kubelet's admission rejected the Pod
+        self.podgc_failed: dict | None = None  # PodGC's DisruptionTarget before deleting it
+        self._gc_seen_ms: int | None = None
         self._submit()
 
     # -- construction -------------------------------------------------------------------
@@ -119,18 +124,41 @@ class Simulation:
     def _submit(self) -> None:
         self._log.record(0, "submitted", self.pod_object, "phase", None, "Pending",
                          "The API server stored the Pod")  # fmt: skip
+        if self.pod_spec.get("schedulingGates"):
+            # applySchedulingGatedCondition (pkg/registry/core/pod/strategy.go)
+            self.scheduled_condition = {"status": "False", "reason": "SchedulingGated",
+                                        "message": SCHEDULING_GATED_MESSAGE}  # fmt: skip
         self._flush()
+        if self.scheduled_condition is not None:
+            gates = ", ".join(g.get("name", "") for g in self.pod_spec["schedulingGates"])
+            self.transition("scheduling", self.pod_object, "conditions.PodScheduled", None,
+                            "False", f"{SCHEDULING_GATED_MESSAGE}: {gates}")  # fmt: skip
         self.clock.schedule(0, self._schedule_attempt, URGENT)
+        node_name = self.pod_spec.get("nodeName")
+        if node_name and node_name not in self.nodes_by_name:
+            self.clock.schedule(podgc.GC_CHECK_PERIOD_MS, self._pod_gc, URGENT)
         for action in self.scenario.simulation.get("script") or []:
             self.clock.schedule(to_ms(action.get("at", 0)), self._script_action(action), URGENT)
 
     def _script_action(self, action: dict):
         def run() -> None:
+            payload = {k: v for k, v in action.items() if k != "at"}
             try:
-                payload = {k: v for k, v in action.items() if k != "at"}
-                perform_action(self, validate_action(self, payload))
-            except ActionError:
-                pass  # a scripted action that no longer applies is skipped
+                checked = validate_action(self, payload)
+            except ActionError as error:
+                # Checked at load time already; what no longer applies now (the Pod is
+                # gone, the container is not running) is shown, never skipped in silence.
+                obj = (
+                    self.pod_object
+                    if not payload.get("container")
+                    else f"Container/{payload['container']}"
+                )
+                self.transition("submitted" if self.node_name is None else "running", obj,
+                                "script", None, "skipped",
+                                f"Scripted {payload.get('action')} at {action.get('at', 0):g}s "
+                                f"did not apply: {error.message}", container=payload.get("container"))  # fmt: skip
+                return
+            perform_action(self, checked)
 
         return run
 
@@ -319,6 +347,11 @@ class Simulation:
         """``scheduleOne``: bind to a node, or FailedScheduling and wait for a change."""
         if self.node_name or self.pod_removed or self.deletion_ms is not None:
             return
+        if self.pod_spec.get("schedulingGates"):
+            return  # the SchedulingGates PreEnqueue plugin keeps it out of the queue: no event
+        if self.pod_spec.get("nodeName"):
+            self._assigned()  # spec.nodeName: never queued, the kubelet of that node takes it
+            return
         nodes = [state.obj for state in self.nodes_by_name.values()]
         result = scheduler.schedule(self.pod_object_dict, nodes)
         if result.node_name is None:
@@ -335,8 +368,55 @@ class Simulation:
         self.bind(result.node_name)
 
     def retry_scheduling(self) -> None:
-        if self.node_name is None and self.scheduled_condition is not None:
+        if self.node_name is None and (
+            self.scheduled_condition is not None or self.pod_spec.get("nodeName")
+        ):
             self.clock.after(0, self._schedule_attempt, URGENT)
+
+    def _assigned(self) -> None:
+        """A Pod created with ``spec.nodeName``: no scheduler, no Scheduled event. When the
+        node exists its kubelet admits the Pod (or rejects it, ``lifecycle/predicate.go``
+        Admit); when it does not, the Pod stays Pending until PodGC removes it."""
+        node_name = self.pod_spec["nodeName"]
+        state = self.nodes_by_name.get(node_name)
+        if state is None:
+            return
+        self.node_name = node_name
+        self.mark_dirty()
+        rejection = scheduler.admission_failure(self.pod_object_dict, state.obj)
+        if rejection is not None:
+            reason, message = rejection
+            self.rejected = {"reason": reason, "message": f"Pod was rejected: {message}"}
+            self.pod_event(WARNING, reason, message, component="kubelet", host=node_name)
+            self.transition("kubelet", self.pod_object, "admission", None, "rejected",
+                            f"The kubelet on {node_name} rejected the Pod: {message}")  # fmt: skip
+            self.start_time_ms = None
+            self._flush()
+            return
+        self.scheduled_condition = {"status": "True"}
+        self.transition("kubelet", self.pod_object, "spec.nodeName", None, node_name,
+                        f"spec.nodeName is {node_name}: no scheduler, its kubelet takes the Pod")  # fmt: skip
+        self.kubelet = Kubelet(self, node_name)
+        self.clock.after(0, self.kubelet_admits, URGENT)
+
+    def _pod_gc(self) -> None:
+        """PodGC ``gcOrphaned`` (every 20 s): a Pod bound to a node that does not exist is
+        quarantined 40 s, then marked Failed (DisruptionTarget) and force-deleted."""
+        if self.pod_removed:
+            return
+        node_name = self.pod_spec.get("nodeName")
+        orphan = bool(node_name) and node_name not in self.nodes_by_name and self.kubelet is None
+        if not orphan:
+            return  # the node exists (it was applied): nothing left for PodGC to do
+        if self._gc_seen_ms is None:
+            self._gc_seen_ms = self.clock.now_ms
+        elif self.clock.now_ms - self._gc_seen_ms >= podgc.QUARANTINE_MS:
+            self.podgc_failed = podgc.disruption_condition(rfc3339(self.clock.now_ms))
+            self.mark_dirty()
+            self._flush()
+            self.delete_pod(0, force=True, cause=podgc.DELETE_CAUSE)
+            return
+        self.clock.after(podgc.GC_CHECK_PERIOD_MS, self._pod_gc, URGENT)
 
     def bind(self, node_name: str) -> None:
         """The binding subresource: nodeName and PodScheduled=True; the kubelet takes over."""
@@ -468,6 +548,14 @@ class Simulation:
 
     def _build_status(self) -> dict:
         kubelet = self.kubelet
+        if self.rejected is not None:
+            # rejectPod: only the phase, reason and message (and the QoS class)
+            return {"phase": "Failed", "reason": self.rejected["reason"],
+                    "message": self.rejected["message"], "qosClass": pod_qos_class(self.pod_object_dict)}  # fmt: skip
+        if self.podgc_failed is not None and kubelet is None:
+            return {"phase": "Failed", "conditions": [self.podgc_failed, self._scheduler_condition()]
+                    if self.scheduled_condition is not None else [self.podgc_failed],
+                    "qosClass": pod_qos_class(self.pod_object_dict)}  # fmt: skip
         if (
             kubelet is None
             or self.start_time_ms is None

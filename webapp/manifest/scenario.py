@@ -159,6 +159,13 @@ def _extra(items: list[_Typed], code: str) -> list[dict[str, Any]]:
     ]
 
 
+def _apply_objects(text: str) -> list[dict[str, Any]]:
+    try:
+        return parse_objects(text)
+    except ScenarioError:
+        return []
+
+
 def _apply_errors(text: str) -> list[dict[str, Any]]:
     try:
         parse_objects(text)
@@ -179,8 +186,12 @@ def parse_scenario(text: str) -> Scenario:
     errors.extend(_extra(simulations, "extra_simulation"))
     pod = pods[0].data if len(pods) == 1 else None
     names = list(dict.fromkeys(container_names(pod))) if pod is not None else None
+    node_names = [(t.data.get("metadata") or {}).get("name") for t in typed if t.kind == "Node"]
     for simulation in simulations[:1]:
-        findings = simulation_findings(simulation.data, names, _apply_errors)
+        findings = simulation_findings(
+            simulation.data, names, _apply_errors, pod=pod, nodes=node_names,
+            apply_objects=_apply_objects,
+        )  # fmt: skip
         errors.extend(simulation.document.locate(f) for f in findings)
     if errors or pod is None:
         raise ScenarioError(errors or [located_error(0, (), 1, 1, "no_pod", {})])
