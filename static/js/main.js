@@ -12,6 +12,7 @@ import * as diagram from "./diagram.js";
 import * as timeline from "./timeline.js";
 import * as status from "./status.js";
 import * as views from "./views.js";
+import * as derived from "./derived.js";
 
 const SESSION_KEY = "pod-playground.session";
 const body = document.body;
@@ -41,6 +42,7 @@ i18n.setLanguage(
 const parts = [
   topbar.mount(document.getElementById("topbar"), { editorText: () => editor.text() }),
   editor.mount(document.getElementById("editor")),
+  derived.mount(document.getElementById("editor")),
   lesson.mount(document.getElementById("lesson")),
   controls.mount(document.getElementById("clock"), document.getElementById("actions")),
   diagram.mount(document.getElementById("diagram")),

@@ -264,6 +264,47 @@ class Simulation:
             return None
         return instances[index].process.log_lines()
 
+    def logs_by_container_id(self) -> dict[str, list]:
+        """Every container instance the runtime still keeps (the current and the previous
+        one of each container): container ID -> its log lines ``[ms, stream, text]``."""
+        found: dict[str, list] = {}
+        if self.kubelet is None:
+            return found
+        for record in self.kubelet.records:
+            for instance in record.instances:
+                if instance.process is not None:
+                    found[instance.container_id] = instance.process.log_lines()
+        return found
+
+    def derived_containers(self) -> list[dict]:
+        """What the process model derived for each container, in spec order: name, kind
+        ("init" | "sidecar" | "app"), image, argv, and the programs.Derived itself."""
+        from webapp.engine.programs import derive
+
+        spec = self.pod_spec
+        found = []
+        for key in ("initContainers", "containers"):
+            for container in spec.get(key) or []:
+                kind = (
+                    "app"
+                    if key == "containers"
+                    else ("sidecar" if is_sidecar(container) else "init")
+                )
+                derived = None
+                if self.kubelet is not None:
+                    derived = self.kubelet.processes.derived.get(container["name"])
+                if derived is None:
+                    env = {
+                        e["name"]: str(e["value"])
+                        for e in container.get("env") or []
+                        if "value" in e
+                    }
+                    derived = derive(container, env)
+                behaviour = self.behaviours.get(container["name"]) or {}
+                found.append({"name": container["name"], "kind": kind, "image": container.get("image", ""),
+                              "derived": derived, "overrides": list(behaviour.get("explicit") or [])})  # fmt: skip
+        return found
+
     def trace(self) -> dict:
         return {
             "pod": self.pod(),

@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from webapp.sessions.clock import SessionClock
+from webapp.sessions.derived import derived_payload
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
 
@@ -154,6 +155,7 @@ class Session:
                 "description": simulation.get("description"),
                 "lesson": simulation.get("lesson", []),
                 "yaml": self.scenario.text,
+                "containers": derived_payload(sim, self.scenario.text),
             },
             "actions": self.actions,
         }

@@ -166,6 +166,9 @@ def _warning(code: str, node_pos: int, script: str, where: str | None, **params:
             "column": column}  # fmt: skip
 
 
+INTERPRETERS = ("python", "node", "java")  # run a program of their own: not modelled
+
+
 def _command_class(name: str, argv_words: tuple, facts: ImageFacts) -> str:
     """builtin | utility | program | partial | missing | unknown (of a static command)."""
     base = posixpath.basename(name)
@@ -175,7 +178,10 @@ def _command_class(name: str, argv_words: tuple, facts: ImageFacts) -> str:
         return "missing"
     if base in commands.SHELLS or base in commands.WRAPPERS:
         return "utility"
-    if base == "nginx" or servers.handles(facts, [name, *argv_words]):
+    key = "nginx" if base == "nginx" else servers.program_key(facts, [name, *argv_words])
+    if key in INTERPRETERS and argv_words:
+        return "unknown"  # `python app.py`, `java -jar app.jar`: what the program does is not known
+    if key is not None:
         return "program"
     if base in commands.UTILITIES:
         return "utility"
