@@ -199,6 +199,11 @@ def parse_scenario(text: str) -> Scenario:
     def of(kind: str) -> tuple[dict[str, Any], ...]:
         return tuple(t.data for t in typed if t.kind == kind)
 
+    simulation = normalise_simulation(simulations[0].data if simulations else None, pod)
+    if not simulations:
+        described = comment_description(text)
+        if described["en"]:
+            simulation["description"] = described
     return Scenario(
         text=text,
         pod=pod,
@@ -206,8 +211,30 @@ def parse_scenario(text: str) -> Scenario:
         services=of("Service"),
         config_maps=of("ConfigMap"),
         secrets=of("Secret"),
-        simulation=normalise_simulation(simulations[0].data if simulations else None, pod),
+        simulation=simulation,
     )
+
+
+def comment_description(text: str) -> dict[str, str]:
+    """A manifest without a Simulation document may say what it shows in its leading comment:
+    the prose lines (``# …``; an indented ``#   …`` line is a code sample and ends it), and
+    ``# zh: …`` lines for 简体中文. Either language falls back to the other."""
+    en: list[str] = []
+    zh: list[str] = []
+    code = False
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        body = line[1:]
+        if body.startswith(" zh:"):
+            zh.append(body[4:].strip())
+        elif body.startswith("   ") or code:
+            code = True
+        elif body.strip():
+            en.append(body.strip())
+    english = " ".join(en)
+    chinese = "".join(zh)
+    return {"en": english or chinese, "zh": chinese or english}
 
 
 def parse_objects(text: str) -> list[dict[str, Any]]:
