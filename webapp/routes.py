@@ -3,12 +3,13 @@
 GET  /                    the playground (`?scenario=NAME` opens a built-in one)
 GET  /s/<id>              the playground on a share link
 GET  /api/scenarios       the built-ins: [{name, title: {en, zh}, description: {en, zh}}]
-POST /api/share           {yaml, actions?, at?} -> {id, url}
-GET  /api/share/<id>      {yaml, actions, at}
+POST /api/share           {yaml, actions?, at?, lang?} -> {id, url}
+GET  /api/share/<id>      {yaml, actions, at, lang?}
 GET  /healthz
 
-index.html receives `share_id`, `scenario_name` (None when absent) and `lang` (negotiated
-from Accept-Language) for its <body data-*> attributes.
+index.html receives `share_id`, `scenario_name` (None when absent), `lang` (negotiated
+from Accept-Language) and `share_lang` (the language a share link was made in, or None)
+for its <body data-*> attributes.
 """
 
 from __future__ import annotations
@@ -60,14 +61,24 @@ def index() -> str | tuple[str, int]:
     name = request.args.get("scenario")
     if name is not None and catalog_of(current_app).get(name) is None:
         return not_found_page("scenario_not_found_text", name=name)
-    return render_template("index.html", share_id=None, scenario_name=name, lang=_lang())
+    return render_template(
+        "index.html", share_id=None, scenario_name=name, lang=_lang(), share_lang=None
+    )
 
 
 @bp.get("/s/<link_id>")
 def shared(link_id: str) -> str | tuple[str, int]:
-    if storage.store_of(current_app).get(link_id) is None:
+    link = storage.store_of(current_app).get(link_id)
+    if link is None:
         return not_found_page("share_not_found_text")
-    return render_template("index.html", share_id=link_id, scenario_name=None, lang=_lang())
+    # The page is in the reader's language; it only offers the one the link was made in.
+    return render_template(
+        "index.html",
+        share_id=link_id,
+        scenario_name=None,
+        lang=_lang(),
+        share_lang=link.get("lang"),
+    )
 
 
 @bp.get("/api/scenarios")
@@ -95,7 +106,7 @@ def share_post() -> Response:
     body = request.get_json(silent=True)
     try:
         body = check.require_object(body)
-        check.only_fields(body, ["yaml", "actions", "at"])
+        check.only_fields(body, ["yaml", "actions", "at", "lang"])
         if isinstance(body.get("yaml"), str) and len(body["yaml"].encode()) > text_limit:
             return _api_error("share_too_large", 413, limit=text_limit // 1024)
         text = check.text(body, "yaml", limit=text_limit)
@@ -103,6 +114,9 @@ def share_post() -> Response:
         at = check.number(body, "at") if body.get("at") is not None else 0.0
         if at < 0:
             raise PayloadProblem("negative", field="at")
+        lang = body.get("lang")
+        if lang is not None and not i18n.is_language(lang):
+            raise PayloadProblem("bad_language")
     except PayloadProblem as problem:
         lang = _lang()
         detail = i18n.problem(problem.code, lang, **problem.params)
@@ -119,7 +133,10 @@ def share_post() -> Response:
             "message": i18n.message("invalid_scenario", lang, count=len(error.errors)),
             "errors": localize_errors(error.errors, lang),
         }, 400
-    link_id = storage.store_of(current_app).put({"yaml": text, "actions": actions, "at": at})
+    link = {"yaml": text, "actions": actions, "at": at}
+    if lang is not None:
+        link["lang"] = lang
+    link_id = storage.store_of(current_app).put(link)
     return {"id": link_id, "url": f"/s/{link_id}"}, 201
 
 

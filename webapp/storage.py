@@ -3,6 +3,8 @@
 store = ShareStore(path)
 link_id = store.put({"yaml": text, "actions": [...], "at": 12.0})   # same content, same id
 store.get(link_id)  # the same dict, or None
+store.put({..., "lang": "zh"})  # the language it was made in: part of the id, kept beside
+                                # the body in a nullable column (older links have none)
 
 WAL mode with `synchronous=FULL`: a commit that returned is on disk, so a link the user
 was shown survives `kill -9` of the server (and a power loss). One connection per thread.
@@ -34,10 +36,21 @@ CREATE TABLE IF NOT EXISTS share_links (
 """
 
 
+# A column added after links were first stored: old databases gain it when opened.
+_ADD_LANG = "ALTER TABLE share_links ADD COLUMN lang TEXT"
+
+
 def canonical_json(link: dict[str, Any]) -> str:
     """The one text of a link's content: sorted keys, no spaces, `at` as a float."""
     content = {"yaml": link["yaml"], "actions": link["actions"], "at": float(link["at"])}
     return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _identity(body: str, lang: str | None) -> str:
+    """What the id is computed from: the content, and the language when one is given (the
+    same run shared in English and in Chinese is two links; a link without one keeps the
+    id it always had)."""
+    return body if lang is None else f"{body}\n{lang}"
 
 
 def link_id(body: str) -> str:
@@ -58,6 +71,13 @@ class ShareStore:
         connection = self._connect()
         try:
             connection.execute(_SCHEMA)
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(share_links)")}
+            if "lang" not in columns:
+                try:
+                    connection.execute(_ADD_LANG)
+                except sqlite3.OperationalError as error:  # another process added it first
+                    if "duplicate column" not in str(error):
+                        raise
             connection.commit()
         finally:
             connection.close()
@@ -80,11 +100,13 @@ class ShareStore:
     def put(self, link: dict[str, Any]) -> str:
         """Store a link (if new) and return its id; an existing id is never overwritten."""
         body = canonical_json(link)
-        new_id = link_id(body)
+        lang = link.get("lang")
+        new_id = link_id(_identity(body, lang))
         with self.connection as connection:  # commits on leaving the block
             connection.execute(
-                "INSERT OR IGNORE INTO share_links (id, body, created_at) VALUES (?, ?, ?)",
-                (new_id, body, time.time()),
+                "INSERT OR IGNORE INTO share_links (id, body, created_at, lang)"
+                " VALUES (?, ?, ?, ?)",
+                (new_id, body, time.time(), lang),
             )
         return new_id
 
@@ -92,11 +114,13 @@ class ShareStore:
         if not is_link_id(wanted):
             return None
         row = self.connection.execute(
-            "SELECT body FROM share_links WHERE id = ?", (wanted,)
+            "SELECT body, lang FROM share_links WHERE id = ?", (wanted,)
         ).fetchone()
         if row is None:
             return None
         link: dict[str, Any] = json.loads(row[0])
+        if row[1] is not None:
+            link["lang"] = row[1]
         return link
 
     def close(self) -> None:

@@ -1,6 +1,6 @@
 // Live controls: the clock (play, pause, step, speed) and actions on the Pod (delete,
 // probe switches, crash, OOM, node down / up). Sends `pg:clock` and `pg:act` events.
-import { h, emit, fill, setText, uniqueId } from "./dom.js";
+import { h, emit, on, fill, setText, uniqueId } from "./dom.js";
 import { t, lang, seconds } from "./i18n.js";
 import { containersOf, probesOf, probeSwitchValue } from "./state.js";
 
@@ -18,9 +18,13 @@ export function mount(clockRoot, actionsRoot) {
     "data-i18n-title": "controls.step.title", on: { click: () => emit("pg:clock", { op: "step" }) } });
   const speed = h("select", { id: "speed", class: "picker", on: { change: () => emit("pg:clock", { op: "speed", value: Number(speed.value) }) } },
     SPEEDS.map((v) => h("option", { value: String(v) }, `${v}×`)));
+  // Start the scenario again from second 0 (a new history in the same session): the way
+  // back once the Pod is gone, since choosing the same scenario in the picker changes nothing.
+  const reset = h("button", { type: "button", class: "button", id: "reset", "data-i18n": "controls.reset",
+    "data-i18n-title": "controls.reset.title", on: { click: () => emit("pg:reset", {}) } });
   const clockText = h("span", { class: "clock-text", id: "clock-text" });
   const clockRow = h("div", { class: "control-row", role: "group", "data-i18n-aria": "controls.clock" },
-    play, step, h("label", { for: "speed", class: "control-label", "data-i18n": "controls.speed" }), speed, clockText);
+    play, step, reset, h("label", { for: "speed", class: "control-label", "data-i18n": "controls.speed" }), speed, clockText);
 
   // ---- actions
   const grace = h("input", { type: "number", id: "grace", class: "number", min: "0", max: "3600", step: "1",
@@ -66,6 +70,16 @@ export function mount(clockRoot, actionsRoot) {
 
   let playing = false;
   let shapeKey = "";
+  let runKey = null;
+
+  /** A new run (another scenario, Apply, Restart): the values typed for the last one go. */
+  function newRun() {
+    grace.value = "";
+    force.checked = false;
+    exitCode.value = "1";
+    showMessage("");
+  }
+  on("pg:reset", newRun);
   let switches = [];
 
   function rebuild(state) {
@@ -98,6 +112,10 @@ export function mount(clockRoot, actionsRoot) {
 
   return {
     update(state) {
+      // The session and its scenario text name one run (Restart says so itself, below).
+      const run = state.session ? JSON.stringify([state.session, state.scenario?.yaml ?? null]) : null;
+      if (run !== null && runKey !== null && run !== runKey) newRun();
+      if (run !== null) runKey = run;
       playing = Boolean(state.clock.playing);
       setText(play, t(playing ? "controls.pause" : "controls.play"));
       play.setAttribute("aria-pressed", String(playing));

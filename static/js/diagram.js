@@ -3,7 +3,7 @@
 // The SVG is built once per shape (containers, loops, language) and repainted in place, so
 // the CSS animation of the current step keeps running smoothly between ticks.
 import { s, h, setText } from "./dom.js";
-import { t, lang } from "./i18n.js";
+import { t, lang, seconds } from "./i18n.js";
 import { diagramModel } from "./state.js";
 
 const PAD = 6;
@@ -15,13 +15,16 @@ const STAGE_GAP = 14;
 const ARROW = 12;
 const LABEL_W = 70;
 const OUTCOME_H = 28;
+const MIN_BOX_W = 76; // room for the longest one-word label ("Submitted", "Scheduled") at 12.5 units
+const ROW_GAP = 8;
 const UNIT_FONT = 13; // the SVG's body text size in user units
 
 export function mount(root) {
   const svg = s("svg", { class: "diagram-svg", id: "diagram-svg", role: "img", preserveAspectRatio: "xMidYMin meet" });
-  const caption = h("p", { class: "diagram-caption", id: "diagram-caption", "aria-live": "polite" });
+  const caption_ = h("p", { class: "diagram-caption", id: "diagram-caption", "aria-live": "polite" });
+  const nodeNote = h("p", { class: "diagram-node", id: "diagram-node", role: "status", hidden: true });
   const holder = h("div", { class: "diagram-holder" }, svg);
-  root.append(caption, holder);
+  root.append(caption_, nodeNote, holder);
   let shapeKey = "";
   let refs = null;
   let latest = null;
@@ -31,44 +34,65 @@ export function mount(root) {
   }).observe(holder);
 
   // Text in the SVG is as large as the page's type scale (so it grows on a projector),
-  // shrinking to at most 78% of it when the five stages would not fit the panel.
+  // shrinking to at most 74% of it when the five stages would not fit the panel. On a
+  // one-column page the panel grows with the diagram instead.
   function fit(model) {
     const fs = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
     const width = holder.clientWidth || 600;
-    const height = holder.clientHeight || 400;
+    const stacked = matchMedia("(max-width: 999.98px)").matches;
+    const height = stacked ? Infinity : holder.clientHeight || 400;
     let scale = fs / UNIT_FONT;
-    let W = width / scale;
-    const H = layoutHeight(model);
-    if (H * scale > height) {
-      scale = Math.max(height / H, (0.74 * fs) / UNIT_FONT);
-      W = width / scale;
+    let W = Math.round(width / scale);
+    let geometry = plan(model, W);
+    if (geometry.H * scale > height) {
+      scale = Math.max(height / geometry.H, (0.74 * fs) / UNIT_FONT);
+      W = Math.round(width / scale);
+      geometry = plan(model, W);
+      if (geometry.H * scale > height) scale = Math.max(height / geometry.H, (0.74 * fs) / UNIT_FONT);
     }
-    return { W: Math.round(W), H, scale };
+    return { W, H: geometry.H, scale, geometry };
   }
 
   function update(state) {
     latest = state;
     const model = diagramModel(state);
-    const { W, H, scale } = fit(model);
+    const { W, H, scale, geometry } = fit(model);
     const key = JSON.stringify([lang(), W, model.lanes, model.stages[1].lanes[0].map((b) => [b.container, b.kind]),
       Boolean(model.loops.pull), Boolean(model.loops.init), model.loops.restart.map((l) => l.container)]);
     if (key !== shapeKey) {
       shapeKey = key;
-      refs = build(svg, model, W);
+      refs = build(svg, model, geometry);
       svg.style.height = `${Math.floor(H * scale)}px`;
     }
     paint(refs, model);
-    const current = model.currentBox || model.current;
-    const text = current?.step === "outcome" && model.outcome
-      ? t(`diagram.outcome.${model.outcome}`)
-      : current?.stage
-      ? t("diagram.now", { stage: t(`stage.${current.stage}`), step: stepName(current.step) + (current.container ? ` (${current.container})` : "") })
-      : t("diagram.waiting");
-    setText(caption, text);
+    const text = caption(model);
+    setText(caption_, text);
+    const node = model.node;
+    nodeNote.hidden = !node?.down || model.outcome === "removed";
+    setText(nodeNote, node?.down ? t(node.ready === "True" ? "diagram.node.banner" : "diagram.node.bannerNotReady",
+      { node: node.name, since: seconds(node.since ?? node.readySince ?? 0), ready: node.ready }) : "");
     svg.setAttribute("aria-label", t("diagram.label", { step: text }));
-    root.dataset.stage = current?.stage ?? "";
+    root.dataset.stage = model.current?.stage ?? "";
+    root.dataset.step = model.current?.step ?? "";
   }
   return { update };
+}
+
+/** "Now: <stage> › <step> (<container>) · <reason>", the outcome, or the node's news. */
+export function caption(model) {
+  const current = model.current;
+  if (current?.step === "outcome" && model.outcome) return t(`diagram.outcome.${model.outcome}`);
+  if (!current?.stage) return t("diagram.waiting");
+  let step;
+  if (current.step === "node") {
+    const node = model.node;
+    const key = !node?.down ? "diagram.node.back" : node.ready === "True" ? "diagram.node.stopped" : "diagram.node.notReady";
+    step = t(key, { node: current.node, ready: node?.ready ?? "" });
+  } else {
+    step = stepName(current.step) + (current.container ? ` (${current.container})` : "");
+    if (current.detail) step += ` · ${current.detail}`;
+  }
+  return t("diagram.now", { stage: t(`stage.${current.stage}`), step });
 }
 
 function stepName(step) {
@@ -76,74 +100,119 @@ function stepName(step) {
   return text === `step.${step}` ? step : text;
 }
 
-function titleLines(stage) {
-  return wrap(t(`stage.${stage}`), TITLE_W - 14, 12.5, 0.6).slice(0, 3);
+function titleLines(stage, width = TITLE_W - 14) {
+  return wrap(t(`stage.${stage}`), width, 12.5, 0.6).slice(0, 3);
 }
 
-function stageHeight(lanes, stage) {
-  return Math.max(lanes * BOX_H + (lanes - 1) * LANE_GAP + 2 * PAD, 18 + titleLines(stage).length * 16 + 10);
+/** Boxes per row so that none is narrower than MIN_BOX_W ("Submitted" must fit). */
+function chunk(lane, avail) {
+  if (!lane.length) return [lane];
+  const perRow = Math.max(1, Math.floor((avail + ARROW) / (MIN_BOX_W + ARROW)));
+  const rows = Math.ceil(lane.length / perRow);
+  const size = Math.ceil(lane.length / rows);
+  const out = [];
+  for (let i = 0; i < lane.length; i += size) out.push(lane.slice(i, i + size));
+  return out;
 }
 
-function layoutHeight(model) {
-  const stages = model.stages.reduce((n, st) => n + stageHeight(Math.max(1, st.lanes.length), st.stage), 0);
-  return PAD + stages + 4 * STAGE_GAP + 8 + OUTCOME_H + PAD;
-}
-
-function build(svg, model, W) {
-  svg.replaceChildren(defs());
-  const refs = { boxes: new Map(), stages: new Map(), loops: [], countdown: null, outcome: null, arrows: [] };
-  const multi = model.lanes.length > 1;
-  let y = PAD;
-  const laneY = { 3: new Map(), 4: new Map() };
-  const boxCentre = new Map();
+/**
+ * Where everything goes for a width of W units. Wide: each stage's title on the left of its
+ * boxes. Narrow (a phone): the title on a line above the boxes, and a row of boxes that would
+ * be narrower than MIN_BOX_W wraps onto a second row, so labels never run together.
+ */
+export function plan(model, W) {
   const x0 = GUTTER;
   const width = W - PAD - GUTTER;
-  const areaX = x0 + TITLE_W;
-  for (const stage of model.stages) {
-    const lanes = stage.lanes;
-    const height = stageHeight(lanes.length, stage.stage);
+  const right = x0 + width - PAD;
+  // Titles move above the boxes only when not even three boxes fit beside them.
+  const compact = right - (x0 + TITLE_W) < 3 * MIN_BOX_W + 2 * ARROW;
+  const areaX = compact ? x0 + 6 : x0 + TITLE_W;
+  const multi = model.lanes.length > 1;
+  let y = PAD;
+  const stages = model.stages.map((stage) => {
+    const showLabel = multi && (stage.stage === 3 || stage.stage === 4);
+    const titles = compact ? titleLines(stage.stage, width - 110).slice(0, 2) : titleLines(stage.stage);
+    const header = compact ? 4 + titles.length * 15 : 0;
+    let ly = y + PAD + header;
+    const lanes = stage.lanes.map((lane) => {
+      // Wide: a container's name left of its lane; narrow: on a line above it.
+      const labelAbove = showLabel && compact ? 15 : 0;
+      const bx = areaX + (showLabel && !compact ? LABEL_W : 0);
+      const rows = chunk(lane, right - bx);
+      const top = ly + labelAbove;
+      const height = labelAbove + rows.length * BOX_H + (rows.length - 1) * ROW_GAP;
+      ly += height + LANE_GAP;
+      return { lane, rows, x: bx, top, labelY: labelAbove ? ly - height - LANE_GAP + 11 : null, height, avail: right - bx };
+    });
+    const inner = ly - LANE_GAP - y + PAD;
+    const height = compact ? inner : Math.max(inner, 18 + titles.length * 16 + 10);
+    // Centre the lanes vertically in a stage made taller by its title.
+    const shift = compact ? 0 : (height - inner) / 2;
+    for (const l of lanes) {
+      l.top += shift;
+      if (l.labelY !== null) l.labelY += shift;
+    }
+    const out = { stage, y, height, titles, header, lanes, showLabel };
+    y += height + STAGE_GAP;
+    return out;
+  });
+  const outY = y - STAGE_GAP + 8;
+  return { W, x0, width, right, areaX, compact, stages, outY, H: outY + OUTCOME_H + PAD };
+}
+
+function build(svg, model, geometry) {
+  svg.replaceChildren(defs());
+  const refs = { boxes: new Map(), stages: new Map(), loops: [], countdown: null, outcome: null, arrows: [] };
+  const { x0, width, areaX, compact, W } = geometry;
+  const laneY = { 3: new Map(), 4: new Map() };
+  const boxCentre = new Map();
+  for (const st of geometry.stages) {
+    const { stage, y, height } = st;
     const g = s("g", { class: "stage", dataset: { stage: stage.stage } });
     g.append(s("rect", { class: "stage-bg", x: x0, y, width, height, rx: 9 }));
-    const lines = titleLines(stage.stage);
-    lines.forEach((line, i) => g.append(s("text", { class: "stage-title", x: x0 + 8, y: y + 18 + i * 16 }, line)));
-    const side = s("text", { class: "stage-phase", x: x0 + 8, y: y + 18 + lines.length * 16 }, t(`stage.${stage.stage}.phase`));
+    st.titles.forEach((line, i) => g.append(s("text", { class: "stage-title", x: x0 + 8, y: y + 16 + i * (compact ? 15 : 16) }, line)));
+    const side = compact
+      ? s("text", { class: "stage-phase", x: x0 + width - 8, y: y + 16, "text-anchor": "end" }, t(`stage.${stage.stage}.phase`))
+      : s("text", { class: "stage-phase", x: x0 + 8, y: y + 18 + st.titles.length * 16 }, t(`stage.${stage.stage}.phase`));
     g.append(side);
     if (stage.stage === 5) refs.countdown = side;
-    lanes.forEach((lane, laneIndex) => {
-      const ly = y + (height - lanes.length * BOX_H - (lanes.length - 1) * LANE_GAP) / 2 + laneIndex * (BOX_H + LANE_GAP);
-      const showLabel = multi && (stage.stage === 3 || stage.stage === 4);
-      let bx = areaX + (showLabel ? LABEL_W : 0);
-      if (showLabel) {
-        wrap(lane[0]?.container ?? "", LABEL_W - 6, 12).slice(0, 2).forEach((line, i) =>
-          g.append(s("text", { class: "lane-label", x: areaX, y: ly + BOX_H / 2 + 4 + (i - 0.5) * 13 }, line)));
+    for (const lane of st.lanes) {
+      const name = lane.lane[0]?.container ?? null;
+      if (st.showLabel) {
+        if (lane.labelY !== null) g.append(s("text", { class: "lane-label", x: areaX, y: lane.labelY }, name ?? ""));
+        else {
+          wrap(name ?? "", LABEL_W - 6, 12).slice(0, 2).forEach((line, i) =>
+            g.append(s("text", { class: "lane-label", x: areaX, y: lane.top + BOX_H / 2 + 4 + (i - 0.5) * 13 }, line)));
+        }
       }
-      if (stage.stage === 3 || stage.stage === 4) laneY[stage.stage].set(lane[0]?.container ?? null, ly + BOX_H / 2);
-      const avail = x0 + width - PAD - bx;
-      if (!lane.length) {
-        g.append(s("rect", { class: "box-empty", x: bx, y: ly, width: avail, height: BOX_H, rx: 7 }),
-          s("text", { class: "box-empty-text", x: bx + avail / 2, y: ly + BOX_H / 2 + 5, "text-anchor": "middle" }, t("diagram.noInit")));
-        return;
+      if (stage.stage === 3 || stage.stage === 4) laneY[stage.stage].set(name, lane.top + BOX_H / 2);
+      if (!lane.lane.length) {
+        g.append(s("rect", { class: "box-empty", x: lane.x, y: lane.top, width: lane.avail, height: BOX_H, rx: 7 }),
+          s("text", { class: "box-empty-text", x: lane.x + lane.avail / 2, y: lane.top + BOX_H / 2 + 5, "text-anchor": "middle" }, t("diagram.noInit")));
+        continue;
       }
-      const bw = (avail - (lane.length - 1) * ARROW) / lane.length;
-      lane.forEach((b, i) => {
-        if (i > 0) g.append(s("path", { class: "flow-arrow", d: `M${bx - ARROW + 1},${ly + BOX_H / 2} h${ARROW - 4}`, "marker-end": "url(#arrowhead)" }));
-        const box = makeBox(b, bx, ly, bw);
-        g.append(box.g);
-        refs.boxes.set(b.key, box);
-        boxCentre.set(b.key, { x: bx + bw / 2, y: ly, w: bw });
-        bx += bw + ARROW;
+      lane.rows.forEach((row, r) => {
+        const ry = lane.top + r * (BOX_H + ROW_GAP);
+        const bw = (lane.avail - (row.length - 1) * ARROW) / row.length;
+        let bx = lane.x;
+        row.forEach((b, i) => {
+          if (i > 0) g.append(s("path", { class: "flow-arrow", d: `M${bx - ARROW + 1},${ry + BOX_H / 2} h${ARROW - 4}`, "marker-end": "url(#arrowhead)" }));
+          const box = makeBox(b, bx, ry, bw);
+          g.append(box.g);
+          refs.boxes.set(b.key, box);
+          boxCentre.set(b.key, { x: bx + bw / 2, y: ry, w: bw });
+          bx += bw + ARROW;
+        });
       });
-    });
+    }
     svg.append(g);
     refs.stages.set(stage.stage, { g, y, height });
-    y += height;
     if (stage.stage < 5) {
       const mid = areaX + (x0 + width - areaX) / 2;
-      const arrow = s("path", { class: "stage-arrow", d: `M${mid},${y + 2} v${STAGE_GAP - 6}`, "marker-end": "url(#arrowhead)" });
+      const arrow = s("path", { class: "stage-arrow", d: `M${mid},${y + height + 2} v${STAGE_GAP - 6}`, "marker-end": "url(#arrowhead)" });
       svg.append(arrow);
       refs.arrows.push({ from: stage.stage, el: arrow });
     }
-    y += STAGE_GAP;
   }
   // Loops, drawn only once they happened.
   if (model.loops.pull) {
@@ -165,14 +234,14 @@ function build(svg, model, W) {
     svg.append(path, label);
     refs.loops.push({ kind: "restart", container: loop.container, path, label });
   });
-  const outY = y - STAGE_GAP + 8;
+  const outY = geometry.outY;
   const outcome = s("g", { class: "outcome" });
   const outRect = s("rect", { class: "outcome-bg", x: x0, y: outY, width, height: OUTCOME_H, rx: 7 });
   const outText = s("text", { class: "outcome-text", x: x0 + width / 2, y: outY + OUTCOME_H / 2 + 5, "text-anchor": "middle" });
   outcome.append(outRect, outText);
   svg.append(outcome);
   refs.outcome = { g: outcome, text: outText };
-  svg.setAttribute("viewBox", `0 0 ${W} ${outY + OUTCOME_H + PAD}`);
+  svg.setAttribute("viewBox", `0 0 ${W} ${geometry.H}`);
   refs.W = W;
   return refs;
 }
@@ -261,7 +330,7 @@ export function wrap(text, width, fontSize, latin = 0.6) {
 }
 
 const STATE_WORDS = {
-  done: "diagram.state.done", current: "diagram.state.current", failed: "diagram.state.failed",
+  active: "diagram.state.active", done: "diagram.state.done", current: "diagram.state.current", failed: "diagram.state.failed",
   pending: "diagram.state.pending", skipped: "diagram.state.skipped", undefined: "diagram.state.undefined",
 };
 
@@ -275,11 +344,9 @@ function paint(refs, model) {
       const states = b.state.split(" ");
       box.g.setAttribute("class", ["box", ...states.map((x) => `is-${x}`)].join(" "));
       let words = t(STATE_WORDS[states.includes("failed") && !states.includes("current") ? "failed" : states[0]]);
-      if (states[0] === "undefined" && b.why) words = t(`diagram.state.${b.why}`);
+      if ((states[0] === "undefined" || states[0] === "failed") && b.why) words = t(`diagram.state.${b.why}`);
       if (states.includes("current") && states.includes("failed")) words = `▶ ${t("diagram.state.failed")}`;
-      const reason = b.tr?.after?.reason;
-      const code = b.tr?.after?.exitCode;
-      const detail = reason ? `${reason}${code !== null && code !== undefined ? ` (${code})` : ""}` : null;
+      const detail = b.detail;
       if (states.includes("failed") && detail) words = `✗ ${detail}`;
       else if (states.includes("current") && detail) words = `▶ ${detail}`;
       else if (states.includes("done") && detail && b.stage === 5) words = `✓ ${detail}`;

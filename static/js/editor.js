@@ -9,8 +9,12 @@ import {
 import { h, emit, fill, setText } from "./dom.js";
 import { t, lang } from "./i18n.js";
 
+const DRAFT_KEY = "pod-playground.draft"; // sessionStorage: one draft per tab
 let view = null;
 let loaded = { session: null, yaml: null };
+let loading = false; // text put in by the page (a snapshot, a restored draft), not typed
+let offer = null; // the draft found at load time, offered back with the first snapshot
+let offerBox;
 let errors = [];
 let serverMessage = null;
 let shownLang = null;
@@ -34,7 +38,14 @@ export function mount(root) {
   const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint" });
   summary = h("p", { class: "editor-summary", id: "editor-summary", role: "status", "aria-live": "polite" });
   list = h("ol", { class: "error-list", id: "error-list" });
-  root.append(host, h("div", { class: "editor-bar" }, apply, hint), summary, list);
+  offerBox = h("div", { class: "draft-offer", id: "draft-offer", role: "alert", hidden: true },
+    h("span", { "data-i18n": "editor.draft.found" }),
+    h("button", { type: "button", class: "button button-primary", id: "draft-restore", "data-i18n": "editor.draft.restore",
+      on: { click: () => restoreDraft() } }),
+    h("button", { type: "button", class: "button", id: "draft-discard", "data-i18n": "editor.draft.discard",
+      on: { click: () => discardDraft() } }));
+  root.append(offerBox, host, h("div", { class: "editor-bar" }, apply, hint), summary, list);
+  offer = readDraft();
 
   view = new EditorView({
     parent: frame,
@@ -47,6 +58,9 @@ export function mount(root) {
         highlightActiveLine(), yaml(), lintGutter(),
         keymap.of([{ key: "Mod-Enter", run: () => (applyNow(), true) }, ...defaultKeymap, ...historyKeymap]),
         label.of(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged && !loading) saveDraft();
+        }),
       ],
     }),
   });
@@ -71,14 +85,76 @@ export function snapshotArrived(state) {
   const newSession = state.session !== loaded.session;
   const untouched = text() === (loaded.yaml ?? "");
   if (newSession || untouched || text() === incoming) {
-    if (text() !== incoming) view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: incoming } });
+    if (text() !== incoming) replaceText(incoming);
     loaded = { session: state.session, yaml: incoming };
+    // A scenario chosen on purpose replaces what was typed for the old one.
+    if (!offer) saveDraft();
+  }
+  // The first snapshot after a reload: offer back what was typed and not applied.
+  if (offer) {
+    if (offer.text !== incoming && offer.text.trim()) offerBox.hidden = false;
+    else offer = null;
   }
   // A snapshot after Apply means the text was accepted.
   errors = [];
   serverMessage = null;
   view.dispatch(setDiagnostics(view.state, []));
   renderErrors();
+}
+
+/** This tab turned out to be a duplicate: the draft it inherited is the original tab's. */
+export function forgetDraft() {
+  offer = null;
+  if (offerBox) offerBox.hidden = true;
+  try {
+    sessionStorage.removeItem(DRAFT_KEY);
+  } catch {
+    // nothing stored
+  }
+}
+
+function replaceText(value) {
+  loading = true;
+  try {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: value } });
+  } finally {
+    loading = false;
+  }
+}
+
+function readDraft() {
+  try {
+    const draft = JSON.parse(sessionStorage.getItem(DRAFT_KEY) || "null");
+    return draft && typeof draft.text === "string" ? draft : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The editor's text, kept for this tab while it differs from what the run was started with. */
+function saveDraft() {
+  try {
+    if (text() === (loaded.yaml ?? "")) sessionStorage.removeItem(DRAFT_KEY);
+    else sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ text: text(), base: loaded.yaml, session: loaded.session }));
+  } catch {
+    // Storage full or disabled: the draft lasts as long as the page.
+  }
+}
+
+function restoreDraft() {
+  const draft = offer;
+  offer = null;
+  offerBox.hidden = true;
+  if (!draft) return;
+  replaceText(draft.text);
+  saveDraft();
+  view.focus();
+}
+
+function discardDraft() {
+  offer = null;
+  offerBox.hidden = true;
+  saveDraft();
 }
 
 /** The server's `error`: located errors become diagnostics at their line and column. */

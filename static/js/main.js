@@ -13,6 +13,8 @@ import * as timeline from "./timeline.js";
 import * as status from "./status.js";
 import * as views from "./views.js";
 import * as derived from "./derived.js";
+import * as layout from "./layout.js";
+import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 
 const SESSION_KEY = "pod-playground.session";
 const body = document.body;
@@ -40,7 +42,9 @@ i18n.setLanguage(
 
 // ------------------------------------------------------------------ parts
 const parts = [
-  topbar.mount(document.getElementById("topbar"), { editorText: () => editor.text() }),
+  topbar.mount(document.getElementById("topbar"), {
+    editorText: () => editor.text(), shareId: body.dataset.share || "", shareLang: body.dataset.shareLang || "",
+  }),
   editor.mount(document.getElementById("editor")),
   derived.mount(document.getElementById("editor")),
   lesson.mount(document.getElementById("lesson")),
@@ -49,6 +53,7 @@ const parts = [
   timeline.mount(document.getElementById("timeline")),
   status.mount(document.getElementById("status")),
   views.mount(document.getElementById("views")),
+  layout.mount(document.getElementById("app")),
 ];
 
 showLanguage(i18n.lang());
@@ -60,12 +65,40 @@ function render() {
     session: state.session ?? "",
     status: state.pod ? state.views.columns?.STATUS ?? "" : state.lastPod ? "Gone" : "",
     phase: state.pod?.status?.phase ?? "",
-    stage: state.stage?.stage ?? "",
-    step: state.stage?.step ?? "",
+    stage: d.current?.stage ?? "",
+    step: d.current?.step ?? "",
     now: String(state.now),
     playing: String(Boolean(state.clock.playing)),
     outcome: d.outcome ?? "",
   });
+}
+
+// ------------------------------------------------------------------ this tab
+// A duplicated tab inherits this tab's sessionStorage (the session id): it must start its
+// own session, with the original's scenario, instead of driving the same run.
+let duplicateOf = null;
+const tab = tabIdentity({
+  storage: safeSessionStorage(),
+  channel: "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL_NAME) : null,
+  describe: () => ({ yaml: state.scenario?.yaml ?? null }),
+});
+// The page does not wait for the answer (a reload joins at once); a duplicate that learns
+// what it is moves to a session of its own.
+tab.checked.then(({ duplicate, original }) => {
+  if (!duplicate) return;
+  body.dataset.duplicate = "true";
+  sessionStorage.removeItem(SESSION_KEY);
+  editor.forgetDraft();
+  duplicateOf = original;
+  if (connected) join();
+});
+
+function safeSessionStorage() {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
 }
 
 // ------------------------------------------------------------------ connection
@@ -79,12 +112,20 @@ function initialSource() {
   return { scenario: "plain-pod" };
 }
 
+// A link or a typed address that names a scenario or a share opens it, even in a tab that
+// has a session; a reload (or back / forward) resumes the tab's session.
+const navigationType = performance.getEntriesByType?.("navigation")?.[0]?.type ?? "navigate";
+let urlFirst = navigationType === "navigate" && Boolean(body.dataset.share || body.dataset.scenario);
+
 function join(source = null) {
-  const stored = sessionStorage.getItem(SESSION_KEY);
+  const stored = urlFirst ? null : sessionStorage.getItem(SESSION_KEY);
+  urlFirst = false;
   let payload;
   if (source) payload = source;
   else if (stored) payload = { session: stored };
+  else if (duplicateOf?.yaml && !body.dataset.share) payload = { yaml: duplicateOf.yaml };
   else payload = initialSource();
+  duplicateOf = null;
   joiningWithSession = Boolean(payload.session);
   socket.emit("join", { ...payload, lang: i18n.lang() });
 }
@@ -142,6 +183,16 @@ on("pg:apply", ({ yaml }) => {
   awaitingApply = true;
   if (state.session) socket.emit("apply", { yaml });
   else join({ yaml });
+});
+// Restart: the same scenario text as a new history from second 0, paused (the server's
+// `apply` restarts the session's run; every tab of the session follows).
+on("pg:reset", () => {
+  if (!state.session || typeof state.scenario?.yaml !== "string") {
+    join(initialSource());
+    return;
+  }
+  socket.emit("clock", { op: "pause" });
+  socket.emit("apply", { yaml: state.scenario.yaml });
 });
 on("pg:clock", (detail) => socket.emit("clock", detail));
 on("pg:act", (action) => {

@@ -28,7 +28,30 @@ export function initialState() {
     stage: null,
     scenario: null,
     actions: [],
+    eventTimes: {},
   };
+}
+
+/**
+ * Every moment an event happened that this tab has seen. An Event object aggregates its
+ * repeats (count, firstTimestamp, lastTimestamp), so the times in between are only known
+ * from the ticks that brought each new lastTimestamp. After a snapshot of the same session
+ * (a seek back) the times up to `now` still hold: the run replays the same past.
+ */
+export function mergeEventTimes(known, events, { upTo = null } = {}) {
+  const times = {};
+  for (const e of events || []) {
+    const name = e.metadata?.name;
+    if (!name) continue;
+    const first = toVirtual(e.firstTimestamp || e.eventTime || e.metadata?.creationTimestamp);
+    const last = toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp);
+    let seen = (known?.[name] || []).filter((t) => upTo === null || t <= upTo);
+    seen = [...new Set([...seen, first, last].filter((t) => t !== null))].sort((a, b) => a - b);
+    // More moments than the event counts: another history used this name; keep what it says.
+    if (seen.length > (e.count ?? 1)) seen = [...new Set([first, last].filter((t) => t !== null))];
+    times[name] = seen;
+  }
+  return times;
 }
 
 /** A full snapshot replaces everything (after join, seek, apply). */
@@ -52,6 +75,7 @@ export function applySnapshot(prev, msg) {
     stage: msg.stage ?? lastStage(transitions),
     scenario: msg.scenario ?? (sameSession ? prev.scenario : null),
     actions: msg.actions || [],
+    eventTimes: mergeEventTimes(sameSession ? prev.eventTimes : {}, msg.events, { upTo: msg.now ?? 0 }),
   };
 }
 
@@ -77,6 +101,7 @@ export function applyTick(prev, tick) {
       pod,
       lastPod: pod ?? prev.lastPod,
       events: has("events") ? tick.events : prev.events,
+      eventTimes: has("events") ? mergeEventTimes(prev.eventTimes, tick.events) : prev.eventTimes,
       transitions,
       endpointSlices: has("endpointSlices") ? tick.endpointSlices : prev.endpointSlices,
       nodes: has("nodes") ? tick.nodes : prev.nodes,
@@ -221,7 +246,7 @@ function surprises(state, phase, kubectlStatus, containers) {
 // ---------------------------------------------------------------- the five-stage diagram
 
 export const STAGE_STEPS = {
-  1: ["submitted", "scheduled", "kubelet", "pull", "volumes"],
+  1: ["submitted", "scheduled", "kubelet", "volumes", "pull"],
   3: ["start", "postStart", "startupProbe"],
   4: ["running", "liveness", "readiness"],
   5: ["endpoints", "preStop", "sigterm", "grace", "sigkill", "removed"],
@@ -241,6 +266,7 @@ export function isFailure(tr) {
   if (tr.step === "backoff") return true;
   if ((tr.field === "started" || tr.field === "ready") && tr.container && after === false) return true;
   if (typeof tr.field === "string" && tr.field.startsWith("health.")) return false; // a scripted input, not a result
+  if (tr.field === "conditions.PodScheduled" && after === "False") return true; // FailedScheduling
   if (typeof after === "string") return after === "failure" || after === "failed" || after === "Failed" || BAD_REASONS.has(after);
   if (after && typeof after === "object") {
     if (BAD_REASONS.has(after.reason)) return true;
@@ -276,6 +302,78 @@ function defined(step, spec) {
   }
 }
 
+// What moves the diagram's "now" marker. A transition that only restates what another one
+// already said never does on its own: the Pod conditions, phase and IP the kubelet computes
+// from its containers and sandbox, a container's ready / started / restartCount flags, the
+// EndpointSlice entry that follows readiness, and objects other than the Pod and its node
+// (a ConfigMap applied). PodScheduled is the scheduler's own verdict, so it moves the marker.
+const ECHO_POD_FIELDS = new Set([
+  "conditions.PodReadyToStartContainers", "conditions.Initialized", "conditions.ContainersReady",
+  "conditions.Ready", "phase", "podIP",
+]);
+const ECHO_CONTAINER_FIELDS = new Set(["ready", "started", "restartCount"]);
+// Transitions that start something which runs on until another transition of the same
+// field says how it ended: the box shows it under way, never done, meanwhile.
+const UNDER_WAY = { image: "pulling", sandbox: "creating", "hook.postStart": "running", "hook.preStop": "running" };
+
+function kindOf(tr) {
+  const object = String(tr.object ?? "");
+  return object.slice(0, Math.max(0, object.indexOf("/")));
+}
+
+export function movesMarker(tr) {
+  if (tr.step === "outcome" || tr.step === "removed") return true;
+  switch (kindOf(tr)) {
+    case "Pod":
+      return tr.step === "submitted" || !ECHO_POD_FIELDS.has(tr.field);
+    case "Container":
+      return !ECHO_CONTAINER_FIELDS.has(tr.field);
+    case "EndpointSlice":
+      return tr.stage === 5;
+    case "Node":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The words a box or the caption adds to a step: a container's reason and exit code, the scheduler's reason. */
+function detailOf(tr, pod) {
+  const after = tr?.after;
+  if (!tr) return null;
+  if (tr.field === "conditions.PodScheduled" && after === "False") {
+    return (pod?.status?.conditions || []).find((c) => c.type === "PodScheduled")?.reason || "Unschedulable";
+  }
+  if (after && typeof after === "object" && after.reason) {
+    return `${after.reason}${after.exitCode !== null && after.exitCode !== undefined ? ` (${after.exitCode})` : ""}`;
+  }
+  return null;
+}
+
+/** The Pod's node as the Node transitions tell it: null when nothing ever happened to it. */
+function nodeOf(state) {
+  const name = (state.pod || state.lastPod)?.spec?.nodeName ??
+    state.transitions.findLast((tr) => tr.field === "spec.nodeName")?.after ?? null;
+  if (!name) return null;
+  const own = state.transitions.filter((tr) => tr.object === `Node/${name}`);
+  if (!own.length) return null;
+  let down = false;
+  let since = null;
+  let ready = "True";
+  let readySince = null;
+  for (const tr of own) {
+    if (tr.field === "kubelet") {
+      down = tr.after === "stopped";
+      since = down ? tr.t : null;
+    }
+    if (tr.field === "conditions.Ready") {
+      ready = String(tr.after);
+      readySince = tr.t;
+    }
+  }
+  return { name, down: down || ready !== "True", since, ready, readySince };
+}
+
 export function diagramModel(state) {
   const containers = containersFrom(state);
   const kinds = new Map(containers.map((c) => [c.name, c.kind]));
@@ -288,13 +386,21 @@ export function diagramModel(state) {
     }
   }
   const specOf = new Map(containers.map((c) => [c.name, c.spec]));
+  // With no spec left (the Pod is gone, no snapshot had it) a step is defined if it happened.
+  const isDefinedFor = (step, name) => {
+    if (!name) return true;
+    const spec = specOf.get(name);
+    if (spec) return defined(step, spec);
+    return step === "start" || step === "running" ||
+      state.transitions.some((tr) => tr.container === name && (tr.step === step || tr.field === `probe.${step}`));
+  };
   const hasService = (state.endpointSlices || []).length > 0;
   const anySpec = (step) => containers.some((c) => c.kind !== "init" && defined(step, c.spec));
   const layout = [1, 2, 3, 4, 5].map((stage) => {
     if (stage === 2) return [containers.filter((c) => c.kind !== "app").map((c) => ({ stage, step: "init", container: c.name, kind: c.kind, isDefined: true }))];
     if (stage === 3 || stage === 4) {
       return (laneNames.length ? laneNames : [null]).map((name) =>
-        STAGE_STEPS[stage].map((step) => ({ stage, step, container: name, isDefined: name ? defined(step, specOf.get(name)) : true })));
+        STAGE_STEPS[stage].map((step) => ({ stage, step, container: name, isDefined: isDefinedFor(step, name) })));
     }
     // Stage 5 in two rows, as the article draws it: endpoints, preStop, SIGTERM, then
     // (grace period over) SIGKILL; stage 1 in one.
@@ -306,39 +412,72 @@ export function diagramModel(state) {
       return { stage, step, container: null, isDefined: true };
     }));
   });
-  const keys = new Set(layout.flat(2).map((b) => boxKey(b.stage, b.step, b.container)));
+  const defs = new Map(layout.flat(2).map((b) => [boxKey(b.stage, b.step, b.container), b.isDefined]));
   // The engine names the container behind a transition (a Pod condition too); one it leaves
   // unnamed lights a box of stages 2-4 only when that stage has a single container.
   const onlyContainer = layout.map((lanes) => {
     const names = new Set(lanes.flat().map((b) => b.container));
     return names.size === 1 ? [...names][0] : null;
   });
+  /** The box a transition belongs to; a step the container does not define (a readiness
+   * change of a container with no readiness probe) belongs to its lane's first box. */
+  const keyOf = (tr, container) => {
+    const key = boxKey(tr.stage, tr.step, container);
+    if ((tr.stage === 3 || tr.stage === 4) && defs.get(key) === false) return boxKey(tr.stage, tr.stage === 4 ? "running" : "start", container);
+    return key;
+  };
 
-  const seen = new Map(); // box key -> {failed, tr}
+  const seen = new Map(); // box key -> {failed, tr, open: Set of activities under way}
   const stagesSeen = new Set();
   const loops = { pull: { count: 0, seconds: null, failed: null }, init: { count: 0, seconds: null, container: null }, restart: new Map() };
   let outcome = null;
-  let currentKey = null;
-  let currentBox = null;
+  let current = null; // {stage, step, container, key, failed, detail, node?}
   let finishedAt = -1; // index of the transition that gave the Pod its final phase
+  let removedAt = -1; // index of the transition that took the Pod out of the API
   let lastMoving = null; // the last transition that moves the "now" marker
   state.transitions.forEach((tr, index) => {
     // The engine files what follows a final phase (the sandbox torn down) under "outcome".
     if (tr.step === "outcome" && /succeeded|failed/i.test(outcomeOf(tr.after) ?? "")) finishedAt = index;
-    lastMoving = tr;
-    stagesSeen.add(tr.stage);
-    const container = tr.container ?? (tr.stage >= 2 && tr.stage <= 4 ? onlyContainer[tr.stage - 1] : null);
-    const key = boxKey(tr.stage, tr.step, container);
-    if (keys.has(key)) {
-      // A container killed during termination is the expected end of stage 5, not a failure.
-      const failed = isFailure(tr) && !(tr.stage === 5 && tr.field === "state");
-      // A Pod condition or endpoint named after a container echoes that container's own
-      // transition: it moves the current box but leaves the box's done / failed alone.
-      const own = tr.container && String(tr.object).startsWith("Container/");
-      if (own || tr.stage === 1 || tr.stage === 5) seen.set(key, { failed, tr });
-      currentKey = key;
-      currentBox = { stage: tr.stage, step: STEP_BOX[tr.step] || tr.step, container: container ?? null };
+    if (tr.step === "outcome" && outcomeOf(tr.after) === "removed") removedAt = index;
+    const moves = movesMarker(tr);
+    if (moves) {
+      lastMoving = tr;
+      stagesSeen.add(tr.stage);
     }
+    if (tr.field === "conditions.Initialized" && tr.after === "True") stagesSeen.add(2);
+    const container = tr.container ?? (tr.stage >= 2 && tr.stage <= 4 ? onlyContainer[tr.stage - 1] : null);
+    const key = keyOf(tr, container);
+    const failed = isFailure(tr) && !(tr.stage === 5 && tr.field === "state");
+    if (defs.has(key) || tr.step === "outcome") {
+      // A container killed during termination is the expected end of stage 5, not a failure.
+      // A Pod condition or endpoint named after a container echoes that container's own
+      // transition: it leaves the box's done / failed alone.
+      const own = tr.container && String(tr.object).startsWith("Container/");
+      if (own || ((tr.stage === 1 || tr.stage === 5) && moves)) {
+        const open = new Set(seen.get(key)?.open);
+        const activity = `${tr.field}:${tr.container ?? ""}`;
+        if (UNDER_WAY[tr.field] !== undefined) {
+          if (tr.after === UNDER_WAY[tr.field]) open.add(activity);
+          else open.delete(activity);
+        }
+        seen.set(key, { failed, tr, open });
+      }
+    }
+    if (moves && kindOf(tr) === "Node") {
+      // The node's news: the Pod's containers stay where they were, the caption says it.
+      current = { ...(current || { stage: tr.stage, key: null, container: null }), step: "node", node: tr.object.slice(5), failed: false, detail: null };
+    } else if (moves && defs.has(key)) {
+      const scheduling = tr.field === "conditions.PodScheduled" && tr.after === "False";
+      current = {
+        stage: tr.stage, step: scheduling ? "scheduling" : tr.step, box: STEP_BOX[tr.step] || tr.step,
+        container: tr.stage >= 2 && tr.stage <= 4 ? container ?? null : tr.container ?? null,
+        key, failed: failed || Boolean(seen.get(key)?.failed && seen.get(key).tr === tr), detail: detailOf(tr, state.pod || state.lastPod),
+      };
+    } else if (moves && tr.step === "outcome") {
+      current = { stage: tr.stage, step: "outcome", container: null, key: null, failed: false, detail: null };
+    }
+    // (A step with no box in its stage, such as a readiness probe that keeps running while
+    // the Pod terminates, leaves the marker where it is.)
     if (tr.step === "pull" && tr.field === "image") {
       // A failed pull starts the image back-off; the next pull ends it (a loop).
       if (tr.after === "failed") loops.pull.failed = { seconds: tr.seconds ?? null };
@@ -357,16 +496,19 @@ export function diagramModel(state) {
     else if (restartLoop && kind !== "init" && (restartLoop.count || restartLoop.seconds !== null)) loops.restart.set(tr.container, restartLoop);
     if (tr.step === "outcome") outcome = outcomeOf(tr.after) ?? outcome;
   });
-  const serverStage = state.stage || lastStage(state.transitions);
-  // A finished Pod (its last moving transition is the outcome) is not "in" any stage.
-  const finished = lastMoving?.step === "outcome" && finishedAt >= 0;
-  const current = finished ? { stage: null, step: "outcome", container: null } : serverStage;
+  // A finished Pod (its last moving transition is the outcome) and a Pod removed from the
+  // API (whatever the kubelet still does on the node afterwards) are not "in" any stage.
+  const finished = (lastMoving?.step === "outcome" && finishedAt >= 0) || removedAt >= 0;
+  if (finished) current = { stage: null, step: "outcome", container: null, key: null, failed: false, detail: null };
   const currentStage = current?.stage ?? null;
+  const currentKey = currentStage ? current.key ?? null : null;
+  const node = nodeOf(state);
+  const countdown = graceCountdown(state.pod, state.now);
   const boxState = (key, isDefined, stage) => {
-    if (key === currentKey && stage === currentStage) return seen.get(key)?.failed ? "current failed" : "current";
-    if (!isDefined) return "undefined";
     const hit = seen.get(key);
-    if (hit) return hit.failed ? "failed" : "done";
+    if (key === currentKey && stage === currentStage) return hit?.failed ? "current failed" : "current";
+    if (!isDefined) return "undefined";
+    if (hit) return hit.failed ? "failed" : hit.open.size ? "active" : "done";
     if (currentStage && stage < currentStage && stage !== 2) return "skipped";
     return "pending";
   };
@@ -376,6 +518,7 @@ export function diagramModel(state) {
     !state.transitions.slice(0, finishedAt).some((tr) => tr.stage === 5 && tr.step !== "outcome");
   const NO_PROCESS = new Set(["preStop", "sigterm", "grace", "sigkill"]);
   const gone = outcome === "removed" || (!state.pod && Boolean(state.lastPod));
+  const pod = state.pod || state.lastPod;
   const stages = layout.map((lanes, i) => {
     const stage = i + 1;
     return {
@@ -383,12 +526,23 @@ export function diagramModel(state) {
       lanes: lanes.map((lane) => lane.map((b) => {
         const key = boxKey(b.stage, b.step, b.container);
         if (stoppedItself && NO_PROCESS.has(b.step) && !seen.has(key) && key !== currentKey) {
-          return { key, stage: b.stage, step: b.step, container: null, kind: b.kind, why: "finished", state: "undefined", tr: null };
+          return { key, stage: b.stage, step: b.step, container: null, kind: b.kind, why: "finished", state: "undefined", tr: null, detail: null };
         }
         let boxWord = boxState(key, b.isDefined, stage);
         // Removed from the API: a stage-5 step that did not happen never will (no SIGKILL needed).
         if (gone && stage === 5 && boxWord === "pending") boxWord = "skipped";
-        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, why: b.why ?? null, state: boxWord, tr: seen.get(key)?.tr ?? null };
+        // The grace period runs while its countdown does.
+        if (b.step === "grace" && boxWord === "done" && countdown?.remaining > 0 && state.pod) boxWord = "active";
+        const tr = seen.get(key)?.tr ?? null;
+        let detail = detailOf(tr, pod);
+        let why = b.why ?? null;
+        // The kubelet that took the Pod over is gone with its node.
+        if (key === "1:kubelet" && node?.down && !gone) {
+          boxWord = "failed";
+          why = "nodeDown";
+          detail = null;
+        }
+        return { key, stage: b.stage, step: b.step, container: b.container, kind: b.kind, why, state: boxWord, tr, detail };
       })),
       state: stage === currentStage ? "current" : stagesSeen.has(stage) ? "visited" : "pending",
     };
@@ -400,8 +554,8 @@ export function diagramModel(state) {
   }
   return {
     current,
-    currentKey: currentStage ? currentKey : null,
-    currentBox: currentBox && currentBox.stage === currentStage ? currentBox : null,
+    currentKey,
+    currentBox: currentKey ? { stage: current.stage, step: current.box, container: current.container } : null,
     stages,
     lanes: laneNames,
     loops: {
@@ -409,7 +563,8 @@ export function diagramModel(state) {
       init: loops.init.count ? { count: loops.init.count, seconds: loops.init.seconds, container: loops.init.container } : null,
       restart: [...loops.restart].map(([container, loop]) => ({ container, ...loop })),
     },
-    countdown: graceCountdown(state.pod, state.now),
+    countdown,
+    node,
     outcome,
   };
 }
@@ -452,13 +607,13 @@ export function timelineModel(state) {
     .filter((tr) => typeof tr.field === "string" && tr.field.startsWith("probe."))
     .map((tr) => ({ t: tr.t, container: tr.container, probe: tr.field.slice(6), result: tr.after }));
   const events = (state.events || [])
-    .map((e) => ({
-      t: toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp) ?? toVirtual(e.metadata?.creationTimestamp),
-      type: e.type,
-      reason: e.reason,
-      message: e.message,
-      count: e.count ?? 1,
-    }))
+    .map((e) => {
+      const t = toVirtual(e.lastTimestamp || e.eventTime || e.firstTimestamp) ?? toVirtual(e.metadata?.creationTimestamp);
+      const first = toVirtual(e.firstTimestamp) ?? t;
+      // A marker at every moment known (see mergeEventTimes), at least the first and the last.
+      const times = state.eventTimes?.[e.metadata?.name] ?? [...new Set([first, t].filter((x) => x !== null))];
+      return { t, first, times, type: e.type, reason: e.reason, message: e.message, count: e.count ?? 1 };
+    })
     .filter((e) => e.t !== null)
     .sort((a, b) => a.t - b.t);
   const lastT = Math.max(state.now, ...state.transitions.map((tr) => tr.t), ...events.map((e) => e.t));

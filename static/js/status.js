@@ -88,8 +88,9 @@ function containerCard(c) {
   const stateWord = c.state ? t(`state.${c.state}`) : t("state.none");
   return h("li", { class: ["container-card", `is-${c.state ?? "none"}`], dataset: { container: c.name } },
     h("p", { class: "container-head" },
-      h("span", { class: "container-name" }, c.name),
+      // The kind first, as a label, then the name: "app container  app", never "app app".
       h("span", { class: "container-kind" }, t(`status.container.kind.${c.kind}`)),
+      h("code", { class: "container-name" }, c.name),
       h("span", { class: ["container-state", tone(c.reason || (c.state === "running" ? "Running" : c.state === "waiting" ? "Waiting" : c.state))] },
         stateWord, c.reason ? ` · ${c.reason}` : ""),
     ),

@@ -5,7 +5,9 @@ import { t, lang } from "./i18n.js";
 
 const LANGUAGE_NAMES = { en: "English", zh: "中文" };
 
-export function mount(root, { editorText }) {
+const OFFER_KEY = "pod-playground.langOffer"; // sessionStorage: share ids whose offer was answered
+
+export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   let scenarios = [];
   let current = { scenario: null, lastPick: null };
   let latest = null;
@@ -49,11 +51,48 @@ export function mount(root, { editorText }) {
   sharePanel.addEventListener("keydown", (event) => {
     if (event.key === "Escape") shareClose.click();
   });
+  // A share link made in the other language offers it (never switches by itself).
+  const offerText = h("span", { class: "lang-offer-text" });
+  const offerSwitch = h("button", { type: "button", class: "button button-primary", id: "lang-offer-switch",
+    on: { click: () => answerOffer(true) } });
+  const offerKeep = h("button", { type: "button", class: "button", id: "lang-offer-keep", on: { click: () => answerOffer(false) } });
+  const offer = h("div", { class: "lang-offer", id: "lang-offer", role: "status", hidden: true }, offerText, offerSwitch, offerKeep);
+  let offerAnswered = answered().includes(shareId);
+  function answered() {
+    try {
+      return JSON.parse(sessionStorage.getItem(OFFER_KEY) || "[]");
+    } catch {
+      return [];
+    }
+  }
+  function answerOffer(accept) {
+    offerAnswered = true;
+    offer.hidden = true;
+    try {
+      sessionStorage.setItem(OFFER_KEY, JSON.stringify([...answered(), shareId].slice(-20)));
+    } catch {
+      // the offer comes back on the next load
+    }
+    if (accept) emit("pg:lang", { lang: shareLang });
+  }
+  function showOffer() {
+    const other = shareLang && shareLang !== lang() && !offerAnswered;
+    offer.hidden = !other;
+    if (!other) return;
+    const name = (code) => t(`lang.name.${code}`);
+    setText(offerText, t("lang.offer", { language: name(shareLang) }));
+    // The button speaks the language it offers, so a reader of that language finds it.
+    setText(offerSwitch, t("lang.offer.switch", {}, shareLang));
+    offerSwitch.lang = shareLang === "zh" ? "zh-CN" : "en";
+    setText(offerKeep, t("lang.offer.keep", { language: name(lang()) }));
+  }
+
   root.append(
     h("div", { class: "topbar-group" }, pickerLabel, picker),
     langGroup,
     h("div", { class: "topbar-group" }, shareButton, downloadMenu),
     sharePanel,
+    offer,
   );
 
   fetch("/api/scenarios", { headers: { Accept: "application/json" } })
@@ -88,7 +127,7 @@ export function mount(root, { editorText }) {
       const response = await fetch("/api/share", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ yaml: latest.scenario.yaml ?? editorText(), actions: latest.actions, at: latest.now }),
+        body: JSON.stringify({ yaml: latest.scenario.yaml ?? editorText(), actions: latest.actions, at: latest.now, lang: lang() }),
       });
       const data = await response.json().catch(() => ({}));
       if (!response.ok) throw new Error(data.message || data.error || String(response.status));
@@ -128,6 +167,7 @@ export function mount(root, { editorText }) {
       latest = state;
       const name = state.scenario?.name ?? null;
       for (const b of langButtons) b.setAttribute("aria-pressed", String(b.dataset.lang === lang()));
+      showOffer();
       if (name !== current.scenario || current.lastPick !== `${lang()}|${name}|${scenarios.length}`) {
         current.scenario = name;
         fillPicker();

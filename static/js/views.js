@@ -78,6 +78,10 @@ export function mount(root) {
     }
   }
   let shown = {};
+  // `kubectl get pods -w` is read across: its type shrinks to fit the panel's width (down to
+  // MIN_WATCH_PX, then it scrolls) so RESTARTS and AGE are never cut off.
+  const fitWatch = () => fitToWidth(pres.watch, panels.watch);
+  new ResizeObserver(fitWatch).observe(panels.watch);
 
   function select(name) {
     tabs.forEach((tab, i) => {
@@ -86,6 +90,7 @@ export function mount(root) {
       tab.tabIndex = on ? 0 : -1;
       panels[TABS[i]].hidden = !on;
     });
+    if (name === "watch") fitWatch();
   }
   function keys(event, i) {
     const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[event.key];
@@ -104,6 +109,7 @@ export function mount(root) {
         if (pres[name].textContent !== text) {
           const atBottom = panels[name].scrollTop + panels[name].clientHeight >= panels[name].scrollHeight - 4;
           setText(pres[name], text);
+          if (name === "watch") fitWatch();
           if (name === "watch" && atBottom) panels[name].scrollTop = panels[name].scrollHeight;
         }
       }
@@ -134,6 +140,31 @@ export function logsText(view, timestamps = false) {
   if (view.stderr) out.push(view.stderr);
   for (const [stamp, line] of view.lines || []) out.push(timestamps ? `${stamp} ${line}` : line);
   return out.join("\n");
+}
+
+const MIN_WATCH_PX = 8;
+let charRatio = null;
+
+/** Width of one character of a monospace font at 1 px. */
+function monoRatio(family) {
+  if (charRatio === null) {
+    const ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = `100px ${family}`;
+    charRatio = ctx.measureText("0000000000").width / 1000 || 0.6;
+  }
+  return charRatio;
+}
+
+/** Set `pre`'s font size so its longest line fits `panel`'s width (never above the CSS size). */
+function fitToWidth(pre, panel) {
+  if (!pre || panel.hidden || !panel.clientWidth) return;
+  pre.style.fontSize = "";
+  const style = getComputedStyle(pre);
+  const base = parseFloat(style.fontSize) || 12;
+  const longest = Math.max(1, ...pre.textContent.split("\n").map((line) => line.length));
+  const room = panel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 2;
+  const size = Math.min(base, room / (longest * monoRatio(style.fontFamily)));
+  if (size < base) pre.style.fontSize = `${Math.max(MIN_WATCH_PX, Math.floor(size * 10) / 10)}px`;
 }
 
 function eventsTable(rows) {

@@ -133,7 +133,14 @@ def test_reduced_motion_stops_the_glow(browser: Browser, base_url: str) -> None:
         play(page, "5")
         halo = page.locator(".box.is-current .box-halo").first
         expect(halo).to_be_attached()
-        assert halo.evaluate("el => getComputedStyle(el).animationName") == "none"
+        # Read in one go: the diagram may rebuild its SVG (a resize) between two calls.
+        assert (
+            page.evaluate(
+                "() => getComputedStyle(document.querySelector('.box.is-current .box-halo'))"
+                ".animationName"
+            )
+            == "none"
+        )
     finally:
         context.close()
     page = browser.new_page(base_url=base_url)

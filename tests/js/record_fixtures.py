@@ -28,6 +28,18 @@ RECORDINGS: dict[str, tuple[str, list[tuple[float, dict[str, Any]]], float]] = {
     "terminating": ("graceful-shutdown-prestop", [(20, {"action": "delete"})], 25),
     "removed": ("graceful-shutdown-prestop", [(20, {"action": "delete"})], 90),
     "node-lost": ("node-lost", [], 120),
+    # The first seconds: at the start (or after seeking there) and during ContainerCreating.
+    "plain-pod-start": ("plain-pod", [], 0),
+    "plain-pod-creating": ("plain-pod", [], 3),
+    "readiness-creating": ("readiness-endpoints", [], 2),
+    "unschedulable": ("unschedulable", [], 30),
+    "crash-exited": ("crash-loop-backoff", [], 53),
+    "force-deleted": (
+        "graceful-shutdown-prestop",
+        [(20, {"action": "delete", "force": True, "gracePeriodSeconds": 0})],
+        30,
+    ),
+    "node-down": ("node-lost", [], 30),
 }
 
 

@@ -275,21 +275,21 @@ test("recorded node loss: phase is not Unknown and the page says so", () => {
   if (st.present) assert.ok(st.surprises.some((x) => x.key === "surprise.nodeLost"), JSON.stringify(st.surprises));
 });
 
-test("a Pod condition lights the box of the container the engine names; an unnamed one guesses no lane", () => {
+test("a Pod condition echoes the container the engine names: it moves no marker and touches no other lane", () => {
   const pod = { metadata: { name: "web" }, spec: { containers: [{ name: "a", readinessProbe: {} }, { name: "b", readinessProbe: {} }] }, status: {} };
   const t = (seq, stage, step, container, object, field, after) => ({ seq, t: seq, stage, step, object, container, field, before: null, after, cause: "" });
   const transitions = [
-    t(0, 4, "readiness", "a", "Container/a", "ready", true),
-    t(1, 4, "readiness", "b", "Container/b", "ready", false),
-    t(2, 4, "readiness", "a", "Pod/web", "conditions.Ready", "True"),
+    t(0, 4, "readiness", "a", "Container/a", "probe.readiness", "success"),
+    t(1, 4, "readiness", "b", "Container/b", "probe.readiness", "failure"),
+    t(2, 4, "readiness", "a", "Container/a", "probe.readiness", "success"),
+    t(3, 4, "readiness", "a", "Pod/web", "conditions.Ready", "True"),
   ];
   let d = diagramModel({ ...initialState(), pod, transitions });
   assert.equal(d.currentKey, "4:readiness:a");
   assert.equal(boxOf(d, "4:readiness:b").state, "failed", "the condition echoes a, it does not touch b");
-  transitions.push(t(3, 4, "running", null, "Node/node-1", "conditions.Ready", "Unknown"));
+  transitions.push(t(4, 4, "running", null, "Node/node-1", "conditions.Ready", "Unknown"));
   d = diagramModel({ ...initialState(), pod, transitions });
-  assert.equal(d.currentKey, "4:readiness:a", "two lanes: no guess for a transition without a container");
-  const single = { ...pod, spec: { containers: [{ name: "a" }] } };
-  d = diagramModel({ ...initialState(), pod: single, transitions: [transitions[0], transitions[3]] });
-  assert.equal(d.currentKey, "4:running:a", "one lane: it is that container's");
+  assert.equal(d.currentKey, "4:readiness:a", "a node's news moves no container's box");
+  assert.equal(d.current.step, "node");
+  assert.equal(d.current.node, "node-1");
 });

@@ -76,7 +76,8 @@ def test_a_stored_link_never_changes(tmp_path: Path) -> None:
     link = store.put({"yaml": POD, "actions": [], "at": 0})
     # Even a forged row for an existing id cannot replace the first one.
     store.connection.execute(
-        "INSERT OR IGNORE INTO share_links VALUES (?, ?, 0)", (link, '{"yaml": "x"}')
+        "INSERT OR IGNORE INTO share_links (id, body, created_at) VALUES (?, ?, 0)",
+        (link, '{"yaml": "x"}'),
     )
     assert store.get(link) == {"yaml": POD, "actions": [], "at": 0.0}
 

@@ -6,6 +6,7 @@ values stay untranslated in both languages, so a learner can search for them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -137,6 +138,42 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": 'an init container\'s restartPolicy can only be "Always" (a sidecar), not "{value}"',
         "zh": 'init 容器的 restartPolicy 只能是 "Always"（即 sidecar 容器），不能是 "{value}"',
     },
+    # Names, with the API server's own words (k8s.io/apimachinery/pkg/util/validation)
+    "dns1123_subdomain": {
+        "en": 'Invalid value: "{value}": a lowercase RFC 1123 subdomain must consist of lower '
+        "case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+        "character (e.g. 'example.com', regex used for validation is "
+        r"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "zh": '无效的值 "{value}"：小写的 RFC 1123 子域名只能由小写字母、数字、'
+        "'-' 和 '.' 组成，并且必须以字母或数字开头和结尾（例如 'example.com'，校验用的正则表达式是 "
+        r"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'）",
+    },
+    "dns1123_label": {
+        "en": 'Invalid value: "{value}": a lowercase RFC 1123 label must consist of lower case '
+        "alphanumeric characters or '-', and must start and end with an alphanumeric character "
+        "(e.g. 'my-name',  or '123-abc', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        "zh": '无效的值 "{value}"：小写的 RFC 1123 标签只能由小写字母、数字和 '
+        "'-' 组成，并且必须以字母或数字开头和结尾（例如 'my-name' 或 '123-abc'，校验用的正则表达式是 "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?'）",
+    },
+    "label_dots": {
+        "en": 'Invalid value: "{value}": must not contain dots',
+        "zh": '无效的值 "{value}"：不能包含点号（.）',
+    },
+    "dns1035_label": {
+        "en": 'Invalid value: "{value}": a DNS-1035 label must consist of lower case alphanumeric '
+        "characters or '-', start with an alphabetic character, and end with an alphanumeric "
+        "character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+        "'[a-z]([-a-z0-9]*[a-z0-9])?')",
+        "zh": '无效的值 "{value}"：DNS-1035 标签只能由小写字母、数字和 '
+        "'-' 组成，必须以字母开头，并以字母或数字结尾（例如 'my-name' 或 'abc-123'，校验用的正则表达式是 "
+        "'[a-z]([-a-z0-9]*[a-z0-9])?'）",
+    },
+    "max_length": {
+        "en": 'Invalid value: "{value}": must be no more than {limit} characters',
+        "zh": '无效的值 "{value}"：不能超过 {limit} 个字符',
+    },
     "image_required": {
         "en": 'container "{container}" needs an image',
         "zh": '容器 "{container}" 必须指定 image',
@@ -251,6 +288,81 @@ HANDLER_OF_WORDS: dict[str, dict[str, str]] = {
 
 _LIST_SEPARATOR = {"en": ", ", "zh": "、"}
 
+# What the YAML reader says (libyaml's problems, and PyYAML's when libyaml is missing) in
+# Chinese. Kept in English when unknown: the text still locates the problem.
+YAML_PROBLEMS_ZH: dict[str, str] = {
+    "mapping values are not allowed in this context": "这里不能出现映射的值（多半是冒号后少了空格、缩进不对，或一行里写了两个冒号）",
+    "mapping values are not allowed here": "这里不能出现映射的值（多半是冒号后少了空格、缩进不对，或一行里写了两个冒号）",
+    "mapping keys are not allowed in this context": "这里不能出现映射的键",
+    "mapping keys are not allowed here": "这里不能出现映射的键",
+    "block sequence entries are not allowed in this context": "这里不能出现列表项（'-'）：请检查缩进",
+    "sequence entries are not allowed here": "这里不能出现列表项（'-'）：请检查缩进",
+    "could not find expected ':'": "找不到应有的 ':'（键后面要跟冒号和空格）",
+    "did not find expected key": "找不到应有的键：这一行的缩进和上面的映射对不齐",
+    "did not find expected '-' indicator": "找不到应有的 '-'：列表项的缩进不一致",
+    "did not find expected node content": "找不到应有的内容：这里缺少一个值",
+    "did not find expected ',' or ']'": "找不到应有的 ',' 或 ']'：方括号列表没有闭合",
+    "did not find expected ',' or '}'": "找不到应有的 ',' 或 '}'：花括号映射没有闭合",
+    "did not find expected <document start>": "找不到应有的文档开头（'---'）",
+    "did not find expected comment or line break": "这里应该是注释或换行",
+    "did not find expected whitespace or line break": "这里应该是空格或换行",
+    "did not find expected whitespace": "这里应该是空格",
+    "did not find expected alphabetic or numeric character": "这里应该是字母或数字",
+    "did not find expected tag URI": "找不到应有的标签 URI",
+    "did not find expected '!'": "找不到应有的 '!'",
+    "found character that cannot start any token": "这个字符不能出现在值的开头（例如 '@'、'`' 或制表符）；需要时请给值加上引号",
+    "found unexpected end of stream": "文本意外结束：引号没有闭合",
+    "found unexpected document indicator": "这里意外出现了文档分隔符（'---' 或 '...'）",
+    "found unknown escape character": "双引号字符串中有未知的转义字符（'\\' 后面的字符）",
+    "found undefined tag handle": "使用了未定义的标签前缀",
+    "found a tab character that violates indentation": "制表符（Tab）破坏了缩进：YAML 只能用空格缩进",
+    "found a tab character where an indentation space is expected": "这里应该用空格缩进，却出现了制表符（Tab）",
+    "found an indentation indicator equal to 0": "块标量的缩进指示符不能是 0",
+    "found incompatible YAML document": "不兼容的 YAML 文档版本（需要 1.x）",
+    "found unknown directive name": "未知的指令名（以 '%' 开头的行）",
+    "found duplicate %YAML directive": "重复的 %YAML 指令",
+    "found duplicate %TAG directive": "重复的 %TAG 指令",
+    "found unexpected ':'": "这里意外出现了 ':'",
+    "control characters are not allowed": "文本中不允许出现控制字符",
+    "invalid leading UTF-8 octet": "无效的 UTF-8 字节",
+    "invalid trailing UTF-8 octet": "无效的 UTF-8 字节",
+    "incomplete UTF-8 octet sequence": "不完整的 UTF-8 字节序列",
+    "invalid Unicode character": "无效的 Unicode 字符",
+    "found invalid Unicode character escape code": "无效的 Unicode 转义码",
+    "expected a single document in the stream": "这里只能有一个文档",
+    "invalid indentation or unclosed '[' or '{'": "缩进不对，或者 '[' / '{' 没有闭合",
+    "special characters are not allowed": "不允许出现特殊字符",
+}
+# PyYAML's problems that quote what they found: "expected <block end>, but found '-'".
+_YAML_PATTERNS_ZH: tuple[tuple[str, str], ...] = (
+    (r"expected <block end>, but found (.+)", "缩进不对：这里应该结束上一个块，却遇到了 {0}"),
+    (r"expected ',' or '\]', but got (.+)", "方括号列表中应为 ',' 或 ']'，却遇到了 {0}"),
+    (r"expected ',' or '\}', but got (.+)", "花括号映射中应为 ',' 或 '}}'，却遇到了 {0}"),
+    (r"expected the node content, but found (.+)", "这里应该是一个值，却遇到了 {0}"),
+    (
+        r"found character (.+) that cannot start any token",
+        "字符 {0} 不能出现在值的开头；需要时请给值加上引号",
+    ),
+    (r"found unknown escape character (.+)", "双引号字符串中有未知的转义字符 {0}"),
+    (r"found undefined tag handle (.+)", "使用了未定义的标签前缀 {0}"),
+    (r"expected '<document start>', but found (.+)", "这里应该是文档开头（'---'），却遇到了 {0}"),
+    (r"unacceptable character (.+)", "不允许出现的字符 {0}"),
+)
+
+
+def yaml_problem(text: str, language: str) -> str:
+    """A YAML reader's problem phrase in `language` (English as given when unknown)."""
+    if language != "zh":
+        return text
+    known = YAML_PROBLEMS_ZH.get(text.strip())
+    if known is not None:
+        return known
+    for pattern, template in _YAML_PATTERNS_ZH:
+        match = re.fullmatch(pattern, text.strip(), flags=re.DOTALL)
+        if match:
+            return template.format(*match.groups())
+    return text
+
 
 def _language(language: str) -> str:
     return language if language in LANGUAGES else DEFAULT_LANGUAGE
@@ -263,6 +375,8 @@ def _format_param(name: str, value: Any, language: str) -> Any:
         return FOUND_WORDS[language].get(value, value)
     if name == "handler_of":
         return HANDLER_OF_WORDS[language].get(value, value)
+    if name == "problem" and isinstance(value, str):
+        return yaml_problem(value, language)
     if name == "error" and isinstance(value, Mapping):
         return render(str(value.get("code", "")), value.get("params", {}), language)
     if isinstance(value, Sequence) and not isinstance(value, str):

@@ -7,6 +7,7 @@ schema reports those.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, TypeGuard
 
@@ -63,6 +64,73 @@ def check_metadata_name(obj: dict[str, Any]) -> Iterator[Finding]:
     metadata = obj.get("metadata")
     if metadata is None or (isinstance(metadata, dict) and metadata.get("name") in (None, "")):
         yield Finding(("metadata", "name"), "required", {"field": "metadata.name"})
+
+
+# Names as the API server checks them (k8s.io/apimachinery/pkg/util/validation):
+# IsDNS1123Subdomain, IsDNS1123Label, IsDNS1035Label. Each returns every message that
+# applies, as Kubernetes does: a name can be both too long and badly formed.
+DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+DNS1123_LABEL_MAX = 63
+DNS1123_SUBDOMAIN_MAX = 253
+DNS1035_LABEL_MAX = 63
+# metadata.name of each kind (pkg/apis/core/validation: ValidatePodName, ValidateNodeName,
+# ValidateConfigMapName, ValidateSecretName are NameIsDNSSubdomain; ValidateServiceName is
+# NameIsDNS1035Label).
+NAME_RULES = {
+    "Pod": "dns1123_subdomain",
+    "Node": "dns1123_subdomain",
+    "ConfigMap": "dns1123_subdomain",
+    "Secret": "dns1123_subdomain",
+    "Service": "dns1035_label",
+}
+
+
+def name_problems(value: str, rule: str) -> list[tuple[str, dict[str, Any]]]:
+    """(code, params) for every way `value` breaks `rule`, in Kubernetes' order."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if rule == "dns1123_subdomain":
+        if len(value) > DNS1123_SUBDOMAIN_MAX:
+            found.append(("max_length", {"value": value, "limit": DNS1123_SUBDOMAIN_MAX}))
+        if not DNS1123_SUBDOMAIN.fullmatch(value):
+            found.append(("dns1123_subdomain", {"value": value}))
+    elif rule == "dns1123_label":
+        if len(value) > DNS1123_LABEL_MAX:
+            found.append(("max_length", {"value": value, "limit": DNS1123_LABEL_MAX}))
+        if not DNS1123_LABEL.fullmatch(value):
+            # A valid subdomain that is not a label can only be one with dots.
+            code = "label_dots" if DNS1123_SUBDOMAIN.fullmatch(value) else "dns1123_label"
+            found.append((code, {"value": value}))
+    elif rule == "dns1035_label":
+        if len(value) > DNS1035_LABEL_MAX:
+            found.append(("max_length", {"value": value, "limit": DNS1035_LABEL_MAX}))
+        if not DNS1035_LABEL.fullmatch(value):
+            found.append(("dns1035_label", {"value": value}))
+    return found
+
+
+def _name_findings(path: Path, value: Any, rule: str) -> Iterator[Finding]:
+    if isinstance(value, str) and value:
+        for code, params in name_problems(value, rule):
+            yield Finding(path, code, params)
+
+
+def object_name_rule(kind: str) -> Rule:
+    """metadata.name of `kind` checked as the API server checks it."""
+
+    def check_object_name(obj: dict[str, Any]) -> Iterator[Finding]:
+        yield from _name_findings(
+            ("metadata", "name"), _mapping(obj.get("metadata")).get("name"), NAME_RULES[kind]
+        )
+
+    return check_object_name
+
+
+def check_container_names(pod: dict[str, Any]) -> Iterator[Finding]:
+    """Container names (init, sidecar, app) are DNS-1123 labels."""
+    for path, container in pod_containers(pod):
+        yield from _name_findings((*path, "name"), container.get("name"), "dns1123_label")
 
 
 def check_pod_has_containers(pod: dict[str, Any]) -> Iterator[Finding]:
@@ -147,10 +215,12 @@ def check_container_image(pod: dict[str, Any]) -> Iterator[Finding]:
         image = container.get("image")
         if image is None or (isinstance(image, str) and not image.strip()):
             name = container.get("name")
+            # `image:` with nothing after it: show the key, not the empty spot after it.
             yield Finding(
                 (*path, "image"),
                 "image_required",
                 {"container": name if isinstance(name, str) else format_path(path)},
+                point="key" if "image" in container and image is None else "value",
             )
 
 
@@ -241,6 +311,7 @@ def check_node_name_with_scheduling_gates(pod: dict[str, Any]) -> Iterator[Findi
 OBJECT_RULES: tuple[Rule, ...] = (check_metadata_name,)
 POD_RULES: tuple[Rule, ...] = (
     check_pod_has_containers,
+    check_container_names,
     check_container_count,
     check_unique_container_names,
     check_restart_policy,
@@ -259,4 +330,6 @@ POD_RULES: tuple[Rule, ...] = (
 def rule_findings(kind: str, obj: dict[str, Any]) -> list[Finding]:
     """Every rule finding for one Kubernetes object."""
     rules = OBJECT_RULES + (POD_RULES if kind == "Pod" else ())
+    if kind in NAME_RULES:
+        rules += (object_name_rule(kind),)
     return [finding for rule in rules for finding in rule(obj)]
