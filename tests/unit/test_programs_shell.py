@@ -515,3 +515,16 @@ def test_output_is_bounded() -> None:
     process, world = sh("while true; do echo spam; done")
     run_until(process, world, 3_600_000)
     assert len(process.log_lines()) <= 2_000
+
+
+def test_a_substitution_that_never_ends_is_cut_off_with_a_note() -> None:
+    process, _ = sh('x="$(tail -f /dev/null)"; echo "got [$x]"')
+    assert lines(process) == ["got []"]
+    assert any(n["code"] == "substitution_blocks" for n in process.notes)
+
+
+def test_a_trap_action_the_model_cannot_parse_is_noted() -> None:
+    process, world = sh("trap 'case $x in a) ;; esac' TERM; sleep 100 & wait")
+    assert any(n["code"] == "not_modelled_trap" for n in process.notes)
+    process.signal(1_000, "SIGTERM", world)
+    assert process.running  # no handler was installed: PID 1 ignores SIGTERM
