@@ -70,6 +70,18 @@ class _Template(dict):
         return value
 
 
+def stamp(m: Machine, fmt: str) -> str:
+    """``strftime`` of the current virtual instant, computed once per instant and format."""
+    cached = m.render_cache
+    if cached is None or cached[0] != m.now:
+        cached = m.render_cache = (m.now, _Template(m, {}))
+    key = "\x00" + fmt
+    text = cached[1].get(key)
+    if text is None:
+        text = cached[1][key] = m.wall().strftime(fmt)
+    return text
+
+
 def render(m: Machine, template: str, **extra: object) -> str:
     """Fill a log template with the virtual wall time and the program's facts."""
     if extra:
@@ -410,11 +422,11 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
         if status == 404:
             size = 153
         if th is not None:
-            stamp = now.strftime("%d/%b/%Y:%H:%M:%S +0000")
+            when = stamp(m, "%d/%b/%Y:%H:%M:%S +0000")
             m.write(
                 th,
                 1,
-                f'{client} - - [{stamp}] "GET {path} HTTP/1.1" {status} {size} "-" "{agent}" "-"\n',
+                f'{client} - - [{when}] "GET {path} HTTP/1.1" {status} {size} "-" "{agent}" "-"\n',
             )
         return Answer("ok", status, STATUS_TEXT.get(status, ""), body)
     if kind == "httpd":
@@ -426,19 +438,19 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
         status = 200 if content is not None else 404
         body = content if content is not None else _httpd_404(clean)
         if th is not None:
-            stamp = now.strftime("%d/%b/%Y:%H:%M:%S +0000")
+            when = stamp(m, "%d/%b/%Y:%H:%M:%S +0000")
             m.write(
                 th,
                 1,
-                f'{client} - - [{stamp}] "GET {path} HTTP/1.1" {status} {len(body.encode())}\n',
+                f'{client} - - [{when}] "GET {path} HTTP/1.1" {status} {len(body.encode())}\n',
             )
         return Answer("ok", status, STATUS_TEXT.get(status, ""), body)
     if kind == "python-http":
         status, body = _static(m, th.cwd if th is not None else "/", clean, listing=True)
         if th is not None:
-            stamp = now.strftime("%d/%b/%Y %H:%M:%S")
+            when = stamp(m, "%d/%b/%Y %H:%M:%S")
             size = "-"
-            m.write(th, 2, f'{client} - - [{stamp}] "GET {path} HTTP/1.1" {status} {size}\n')
+            m.write(th, 2, f'{client} - - [{when}] "GET {path} HTTP/1.1" {status} {size}\n')
         reason = STATUS_TEXT.get(status, "") if status != 404 else "File not found"
         return Answer("ok", status, reason, body)
     if kind == "busybox-httpd":
@@ -484,27 +496,28 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
 
 def _nginx(m: Machine, th: Thread | None, path: str, client: str) -> tuple[int, str, str]:
     target = m.fs.normalize(NGINX_ROOT + path)
-    stamp = m.wall().strftime("%Y/%m/%d %H:%M:%S")
     request = f'request: "GET {path} HTTP/1.1", host: "{m.start.pod_ip}"'
     if m.fs.is_dir(target):
         index = posixpath.join(target, "index.html")
         content = m.fs.read(index)
         if content is None:
             if th is not None:
+                when = stamp(m, "%Y/%m/%d %H:%M:%S")
                 m.write(
                     th,
                     2,
-                    f'{stamp} [error] 29#29: *1 directory index of "{target.rstrip("/")}/" is forbidden, client: {client}, server: localhost, {request}\n',
+                    f'{when} [error] 29#29: *1 directory index of "{target.rstrip("/")}/" is forbidden, client: {client}, server: localhost, {request}\n',
                 )
             return 403, _nginx_error(403), target
         return 200, content, index
     content = m.fs.read(target)
     if content is None:
         if th is not None:
+            when = stamp(m, "%Y/%m/%d %H:%M:%S")
             m.write(
                 th,
                 2,
-                f'{stamp} [error] 29#29: *1 open() "{target}" failed (2: No such file or directory), client: {client}, server: localhost, {request}\n',
+                f'{when} [error] 29#29: *1 open() "{target}" failed (2: No such file or directory), client: {client}, server: localhost, {request}\n',
             )
         return 404, _nginx_error(404), target
     return 200, content, target
