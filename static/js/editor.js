@@ -201,6 +201,11 @@ function renderErrors() {
   }));
 }
 
+/** Put the cursor on a 1-based line (the derived-behaviour warnings use it). */
+export function goToLine(line) {
+  if (view) goTo(line, 1);
+}
+
 function goTo(line, column) {
   const { from } = range(view.state.doc, line, column);
   view.dispatch({ selection: { anchor: from }, scrollIntoView: true });

@@ -12,6 +12,7 @@ import * as diagram from "./diagram.js";
 import * as timeline from "./timeline.js";
 import * as status from "./status.js";
 import * as views from "./views.js";
+import * as derived from "./derived.js";
 import * as layout from "./layout.js";
 import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 
@@ -45,6 +46,7 @@ const parts = [
     editorText: () => editor.text(), shareId: body.dataset.share || "", shareLang: body.dataset.shareLang || "",
   }),
   editor.mount(document.getElementById("editor")),
+  derived.mount(document.getElementById("editor")),
   lesson.mount(document.getElementById("lesson")),
   controls.mount(document.getElementById("clock"), document.getElementById("actions")),
   diagram.mount(document.getElementById("diagram")),

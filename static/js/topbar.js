@@ -1,4 +1,5 @@
 // Top bar: scenario picker, language switch, share link, downloads.
+import { logsText } from "./views.js";
 import { h, emit, fill, setText } from "./dom.js";
 import { t, lang } from "./i18n.js";
 
@@ -155,7 +156,10 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
 
   function transcript() {
     const v = latest?.views || {};
-    return `$ kubectl get pods -w\n${v.watch || ""}\n\n$ kubectl get events\n${v.events || ""}\n`;
+    const logs = Object.values(v.logs?.containers || {})
+      .flatMap((entry) => [entry.current, entry.previous].filter((run) => run && (run.lines?.length || !run.stderr.includes("previous terminated"))))
+      .map((run) => `\n\n${logsText(run)}`).join("");
+    return `$ kubectl get pods -w\n${v.watch || ""}\n\n$ kubectl get events\n${v.events || ""}${logs}\n`;
   }
 
   return {

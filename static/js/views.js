@@ -1,11 +1,11 @@
-// kubectl's views, rendered by the server (get pods -w, describe, -o yaml), the events
-// table and the Service's endpoints, behind keyboard-navigable tabs.
+// kubectl's views, rendered by the server (get pods -w, logs, describe, -o yaml), the
+// events table and the Service's endpoints, behind keyboard-navigable tabs.
 import { h, fill, setText } from "./dom.js";
 import { t, lang, seconds } from "./i18n.js";
 import { eventRows, endpointsModel } from "./state.js";
 import { explain } from "./explain.js";
 
-const TABS = ["watch", "events", "endpoints", "describe", "yaml"];
+const TABS = ["watch", "events", "logs", "endpoints", "describe", "yaml"];
 
 export function mount(root) {
   const tablist = h("div", { class: "tabs", role: "tablist", "data-i18n-aria": "views.heading" });
@@ -38,6 +38,44 @@ export function mount(root) {
   for (const name of ["watch", "describe", "yaml"]) {
     pres[name] = h("pre", { class: "kubectl", id: `kubectl-${name}` });
     panels[name].append(pres[name]);
+  }
+  // kubectl logs POD [-c NAME] [--previous] [--timestamps]: the server renders each
+  // container's current and previous log; the page picks one and adds the time stamps.
+  const logsContainer = h("select", { id: "logs-container", "data-i18n-aria": "logs.container" });
+  const logsPrevious = h("input", { type: "checkbox", id: "logs-previous" });
+  const logsTimestamps = h("input", { type: "checkbox", id: "logs-timestamps" });
+  const logsPre = h("pre", { class: "kubectl", id: "kubectl-logs" });
+  panels.logs.append(
+    h("div", { class: "logs-bar" },
+      h("label", { class: "logs-option" }, h("span", { "data-i18n": "logs.container" }), " ", logsContainer),
+      h("label", { class: "logs-option" }, logsPrevious, " ", h("code", {}, "--previous")),
+      h("label", { class: "logs-option" }, logsTimestamps, " ", h("code", {}, "--timestamps"))),
+    logsPre);
+  let latestLogs = null;
+  for (const control of [logsContainer, logsPrevious, logsTimestamps]) {
+    control.addEventListener("change", () => showLogs());
+  }
+  function showLogs() {
+    const logs = latestLogs;
+    if (!logs || !logs.containers || !Object.keys(logs.containers).length) {
+      setText(logsPre, t("views.empty"));
+      return;
+    }
+    const names = Object.keys(logs.containers);
+    const key = names.join("|");
+    if (logsContainer.dataset.names !== key) {
+      logsContainer.dataset.names = key;
+      const chosen = names.includes(logsContainer.value) ? logsContainer.value : logs.default;
+      fill(logsContainer, names.map((n) => h("option", { value: n }, n)));
+      logsContainer.value = chosen;
+    }
+    const entry = logs.containers[logsContainer.value] || logs.containers[logs.default];
+    const text = logsText(entry?.[logsPrevious.checked ? "previous" : "current"], logsTimestamps.checked);
+    if (logsPre.textContent !== text) {
+      const atBottom = panels.logs.scrollTop + panels.logs.clientHeight >= panels.logs.scrollHeight - 4;
+      setText(logsPre, text);
+      if (atBottom) panels.logs.scrollTop = panels.logs.scrollHeight;
+    }
   }
   let shown = {};
   // `kubectl get pods -w` is read across: its type shrinks to fit the panel's width (down to
@@ -75,6 +113,10 @@ export function mount(root) {
           if (name === "watch" && atBottom) panels[name].scrollTop = panels[name].scrollHeight;
         }
       }
+      if (latestLogs !== state.views?.logs) {
+        latestLogs = state.views?.logs ?? null;
+        showLogs();
+      }
       const eventsKey = JSON.stringify([language, state.events]);
       if (shown.events !== eventsKey) {
         shown.events = eventsKey;
@@ -87,6 +129,17 @@ export function mount(root) {
       }
     },
   };
+}
+
+/** The terminal text of one `kubectl logs` run: the command, stderr, then the lines. */
+export function logsText(view, timestamps = false) {
+  if (!view) return "";
+  let command = view.command;
+  if (timestamps) command = command.replace(/ --tail=/, " --timestamps --tail=");
+  const out = [`$ ${command}`];
+  if (view.stderr) out.push(view.stderr);
+  for (const [stamp, line] of view.lines || []) out.push(timestamps ? `${stamp} ${line}` : line);
+  return out.join("\n");
 }
 
 const MIN_WATCH_PX = 8;

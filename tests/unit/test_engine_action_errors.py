@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from tests.unit.engine_support import pod_yaml, scenario, simulate, simulation_doc
-from webapp.engine import ActionError
+from webapp.engine import ActionError, ScenarioError
 
 IMAGES = "images:\n  nginx:1.27: {pullSeconds: 2}\n  busybox:1.36: {pullSeconds: 1}\n"
 TWO = """\
@@ -17,6 +17,7 @@ TWO = """\
   readinessProbe: {httpGet: {path: /, port: 80}, periodSeconds: 5}
 - name: side
   image: busybox:1.36
+  command: [sleep, infinity]
 """
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: '1'}\n"
 
@@ -138,7 +139,7 @@ def test_node_down_twice_is_refused():
     assert refused(sim, {"action": "node-down"}).code == "node_already_down"
 
 
-def test_scripted_actions_that_no_longer_apply_are_skipped():
+def test_scripted_actions_that_no_longer_apply_are_shown_as_skipped():
     script = "script:\n- {at: 5, action: delete, force: true, gracePeriodSeconds: 0}\n"
     script += (
         "- {at: 6, action: node-down, node: node-1}\n- {at: 7, action: crash, container: app}\n"
@@ -146,3 +147,38 @@ def test_scripted_actions_that_no_longer_apply_are_skipped():
     sim = simulate(scenario(pod_yaml(TWO), simulation_doc(IMAGES + script)), 20)
     assert sim.pod() is None
     assert not any(t["object"] == "Node/node-1" for t in sim.transitions)
+    skipped = [(t["t"], t["object"], t["cause"]) for t in sim.transitions if t["field"] == "script"]
+    assert skipped == [
+        (6.0, "Pod/web", 'Scripted node-down at 6s did not apply: The Pod "web" no longer exists.'),
+        (
+            7.0,
+            "Container/app",
+            'Scripted crash at 7s did not apply: The Pod "web" no longer exists.',
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("step", "path", "code"),
+    [
+        ("{at: 5, action: set-probe, container: app, probe: liveness, healthy: false}",
+         "script[0].probe", "script_no_probe"),
+        ("{at: 5, action: node-down, node: worker-9}", "script[0].node", "script_unknown_node"),
+        ('{at: 5, action: apply, yaml: "apiVersion: v1\\nkind: Pod\\nmetadata: {name: other}\\n'
+         'spec: {containers: [{name: a, image: nginx}]}"}', "script[0].yaml", "script_other_pod"),
+    ],
+)  # fmt: skip
+def test_invalid_scripted_actions_are_located_load_time_errors(step, path, code):
+    text = scenario(pod_yaml(TWO), simulation_doc(IMAGES + "script:\n- " + step + "\n"))
+    with pytest.raises(ScenarioError) as caught:
+        simulate(text)
+    (error,) = caught.value.errors
+    assert (error["path"], error["code"]) == (path, code)
+    assert error["line"] > 1
+
+
+def test_a_node_applied_earlier_in_the_script_is_known_later():
+    node = "apiVersion: v1\\nkind: Node\\nmetadata: {name: extra}\\n"
+    script = f'script:\n- {{at: 5, action: apply, yaml: "{node}"}}\n- {{at: 9, action: node-down, node: extra}}\n'
+    sim = simulate(scenario(pod_yaml(TWO), simulation_doc(IMAGES + script)), 10)
+    assert not sim.nodes_by_name["extra"].kubelet_up

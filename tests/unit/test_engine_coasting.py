@@ -13,6 +13,7 @@ import pytest
 
 from tests.unit.engine_support import pod_yaml, scenario, simulation_doc
 from webapp.engine import ActionError, Simulation
+from webapp.engine.kubelet.processes import steady_command
 from webapp.manifest import parse_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,9 +23,21 @@ SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 def observed(sim: Simulation) -> str:
     return json.dumps(
         {"trace": sim.trace(), "versions": sim.pod_versions, "now": sim.now,
-         "nodes": sim.nodes(), "actions": sim.actions},
+         "nodes": sim.nodes(), "actions": sim.actions, "processes": processes(sim)},
         sort_keys=True, default=str,
     )  # fmt: skip
+
+
+def processes(sim: Simulation) -> list:
+    """What the process model holds that a probe run could change: logs, PIDs, files."""
+    found = []
+    for record in sim.kubelet.records if sim.kubelet is not None else []:
+        for instance in record.instances:
+            process = instance.process
+            if process is not None:
+                found.append([instance.container_id, process.log_lines(), process.next_pid,
+                              process.notes, process.fs.read("/tmp/log"), process.running])  # fmt: skip
+    return found
 
 
 def run(text: str, script: list[tuple[float, dict]], until: float, *, coasting: bool,
@@ -130,8 +143,10 @@ def test_random_probe_setups_and_actions_coast_exactly(seed):
 
 
 def test_the_worst_scenario_coasts_exactly_and_mostly_coasts():
+    # A command that keeps running: busybox's own CMD (sh) exits at once in the process model.
     containers = "".join(
         f"- name: c{i}\n  image: busybox:1.36\n"
+        '  command: ["sh", "-c", "touch /tmp/ok && sleep 1d"]\n'
         + "".join(
             f"  {p}: {{exec: {{command: [cat, /tmp/ok]}}, periodSeconds: 1}}\n"
             for p in ("startupProbe", "livenessProbe", "readinessProbe")
@@ -151,3 +166,81 @@ def test_the_worst_scenario_coasts_exactly_and_mostly_coasts():
     assert coasted.clock.processed > 30_000  # the ticks all happened ...
     assert len(coasted.transitions) < 300  # ... and are kept as runs
     assert sim.pod() is None
+
+
+# -- the coasting rule with the process model (PodProcesses.steady_probe) -------------------
+
+
+def test_the_steady_command_rule():
+    assert steady_command(["true"]) and steady_command(["/bin/cat", "/tmp/ok"])
+    assert steady_command(["test", "-f", "/tmp/ok"]) and steady_command(["/usr/bin/false"])
+    for argv in (["sh", "-c", "true"], ["date"], ["echo", "hi"], ["cat", "/dev/random"],
+                 ["cat", "/proc/1/fd/1"], ["/tmp/cat", "x"], ["touch", "/tmp/ok"]):  # fmt: skip
+        assert not steady_command(argv), argv
+
+
+def _busybox(probe: str, command: str = "touch /tmp/ok && sleep 1d") -> str:
+    return pod_yaml(
+        f"- name: app\n  image: busybox:1.36\n  command: [sh, -c, {json.dumps(command)}]\n"
+        f"  livenessProbe: {{{probe}, periodSeconds: 1}}\n"
+        f"  readinessProbe: {{{probe}, periodSeconds: 2}}\n"
+    )
+
+
+def test_steady_probe_answers_without_changing_anything_or_refuses():
+    steady = Simulation.from_yaml(_busybox("exec: {command: [cat, /tmp/ok]}"))
+    steady.advance(30)
+    kubelet = steady.kubelet
+    record = kubelet.by_name["app"]
+    worker = record.probes["liveness"]
+    before = processes(steady)
+    assert worker._probe_at(steady.clock.now_ms, dry=True) == ("success", "", False)
+    assert processes(steady) == before  # the dry run took no PID, wrote nothing
+    for probe in ('exec: {command: [sh, -c, "date >> /tmp/log"]}', "exec: {command: [date]}"):
+        sim = Simulation.from_yaml(_busybox(probe))
+        sim.advance(30)
+        worker = sim.kubelet.by_name["app"].probes["liveness"]
+        assert worker._probe_at(sim.clock.now_ms, dry=True) is None, probe
+        assert worker.repeats(worker.timer.at_ms, worker.timer.at_ms + 60_000) is None, probe
+
+
+UNSTEADY = [
+    # the same (empty) answer every run, but each run writes a line: never skipped
+    'exec: {command: [sh, -c, "date >> /tmp/log"]}',
+    # the time in the output
+    "exec: {command: [date]}",
+    # a new PID in the output each run
+    'exec: {command: [sh, -c, "echo $$"]}',
+]
+STEADY = ["exec: {command: [cat, /tmp/ok]}", "exec: {command: [cat, /tmp/missing]}"]
+
+
+def probe_runs(sim: Simulation) -> int:
+    return sum(
+        (item.get("repeat") or {}).get("count", 1)
+        for item in sim.transitions
+        if item["field"] in ("probe.liveness", "probe.readiness")
+    )
+
+
+@pytest.mark.parametrize("probe", UNSTEADY + STEADY)
+def test_process_model_probes_coast_exactly(probe):
+    sim = assert_same(_busybox(probe), [], 300, steps=[3.0, 61.5])
+    if probe == STEADY[0]:
+        assert len(sim.transitions) < 60  # the steady runs are kept as runs
+    if "/tmp/log" in probe:
+        written = sim.kubelet.by_name["app"].newest.process.fs.read("/tmp/log")
+        assert len(written.splitlines()) == probe_runs(sim) > 400  # every run wrote its line
+
+
+def test_http_probes_against_nginx_run_for_real_and_stay_exact():
+    text = pod_yaml(
+        "- name: web\n  image: nginx:1.27\n"
+        "  livenessProbe: {httpGet: {path: /, port: 80}, periodSeconds: 1}\n"
+        "  readinessProbe: {tcpSocket: {port: 80}, periodSeconds: 1}\n"
+    )
+    sim = assert_same(text, [], 120, steps=[10.0])
+    logs = sim.container_logs("web")
+    assert logs is not None
+    access = [line for line in logs if "kube-probe" in line[2]]
+    assert len(access) > 100  # one access log line per liveness run: none was skipped

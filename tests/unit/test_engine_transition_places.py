@@ -93,6 +93,7 @@ SIDECAR_WITH_PROBES = scenario(
         init="""
         - name: shipper
           image: busybox:1.36
+          command: [sleep, infinity]
           restartPolicy: Always
           startupProbe: {exec: {command: ["true"]}, periodSeconds: 1}
           readinessProbe: {exec: {command: ["true"]}, periodSeconds: 5}

@@ -74,7 +74,7 @@ CONFIG_ENV = (
     APP + "  env:\n  - name: A\n    valueFrom:\n      configMapKeyRef: {name: cfg, key: a}\n"
 )
 CONFIG_VOLUME = APP + "  volumeMounts:\n  - {name: config, mountPath: /cfg}\n"
-INIT_SETUP = "- name: setup\n  image: busybox:1.36\n"
+INIT_SETUP = "- name: setup\n  image: busybox:1.36\n  command: [sleep, infinity]\n"
 
 ROWS = [
     Row("Scheduled", "Normal", "Scheduled", "Successfully assigned default/web to node-1",

@@ -171,7 +171,7 @@ def test_probe_kill_grace_is_the_probes_else_the_specs(probe_grace, spec_grace, 
         ),
         6,
     )
-    sigterm = transitions(sim, field="signal", after="SIGTERM")
+    sigterm = transitions(sim, field="signal", after="SIGQUIT")  # nginx's STOPSIGNAL
     assert [t["t"] for t in sigterm] == [5.0]
     assert want in sigterm[0]["cause"]
 

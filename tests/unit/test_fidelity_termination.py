@@ -22,6 +22,7 @@ IMAGES = "images:\n  nginx:1.27: {pullSeconds: 2}\n  busybox:1.36: {pullSeconds:
 SIDECAR = """\
 - name: side
   image: busybox:1.36
+  command: [sleep, infinity]
   restartPolicy: Always
 """
 
@@ -100,7 +101,7 @@ def test_sidecar_gets_sigterm_only_after_the_app_exited_and_shares_the_grace():
     sim = deleted("{sigtermSeconds: 5}", init=SIDECAR, side="{sigtermSeconds: 1}")
     sigterms = [(t["t"], t["container"], t["cause"]) for t in transitions(sim, field="signal")]
     assert sigterms == [
-        (20.0, "app", "SIGTERM sent; SIGKILL in 30s if still running"),
+        (20.0, "app", "SIGQUIT sent; SIGKILL in 30s if still running"),  # nginx's STOPSIGNAL
         (25.0, "side", "SIGTERM sent; SIGKILL in 25s if still running"),
     ]
     # both Killing events come first (killContainer records it before waiting its turn)

@@ -174,3 +174,18 @@ def test_parse_objects_accepts_twenty_documents() -> None:
 
 def test_parse_objects_needs_no_pod() -> None:
     assert parse_objects(NODE)[0]["kind"] == "Node"
+
+
+def test_a_manifest_without_simulation_is_described_by_its_leading_comment() -> None:
+    from webapp.manifest.scenario import comment_description
+
+    text = (
+        "# Waits for a Service.\n# Add it in the editor:\n#   kind: Service\n# zh: 等待一个 Service。\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: a, image: nginx}]\n"
+    )
+    assert comment_description(text) == {
+        "en": "Waits for a Service. Add it in the editor:",
+        "zh": "等待一个 Service。",
+    }
+    assert parse_scenario(text).simulation["description"]["zh"] == "等待一个 Service。"
+    assert comment_description("apiVersion: v1\n") == {"en": "", "zh": ""}

@@ -19,8 +19,8 @@ spec:
     image: envoy
     restartPolicy: Always
   containers:
-  - name: app
-    image: nginx:1.27
+  - {name: app, readinessProbe: {httpGet: {path: /, port: 80}},
+    image: nginx:1.27}
 ---
 """
 # The Simulation document starts on line 16.
@@ -296,8 +296,14 @@ def test_normalised_simulation_fills_every_default() -> None:
         "memoryMiB": None,
         "probes": {"liveness": "healthy", "readiness": "healthy", "startup": "healthy"},
         "hooks": {"postStart": None, "preStop": None},
+        "explicit": ["exitAfterSeconds"],  # only these override the derived behaviour
     }
+    assert simulation["containers"]["sidecar"]["explicit"] == []
     app = simulation["containers"]["app"]
+    assert app["explicit"] == [
+        "hooks.postStart", "hooks.preStop", "memoryMiB", "probes.readiness", "sigtermExitCode",
+        "sigtermSeconds", "startSeconds",
+    ]  # fmt: skip
     assert (app["startSeconds"], app["sigtermSeconds"], app["memoryMiB"]) == (5.0, 3.5, 64)
     assert app["sigtermExitCode"] == 0
     assert app["probes"]["readiness"] == "failing"

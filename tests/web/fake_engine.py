@@ -198,6 +198,12 @@ class FakeSimulation:
         )
 
     # -- reading ------------------------------------------------------------------------
+    def logs_by_container_id(self) -> dict[str, list]:
+        return {}  # the double runs no processes
+
+    def derived_containers(self) -> list[dict[str, Any]]:
+        return []
+
     def pod(self) -> dict[str, Any] | None:
         return copy.deepcopy(self._pod)
 

@@ -89,7 +89,7 @@ def test_join_with_yaml_gives_a_snapshot(client: SocketIOTestClient) -> None:
     assert snapshot["transitions"][0]["step"] == "submitted"
     assert snapshot["scenario"]["yaml"] == POD
     assert snapshot["actions"] == []
-    assert set(snapshot["views"]) == {"columns", "watch", "describe", "events", "yaml"}
+    assert set(snapshot["views"]) == {"columns", "watch", "describe", "events", "yaml", "logs"}
 
 
 def test_join_a_builtin_scenario_by_name(client: SocketIOTestClient) -> None:

@@ -266,6 +266,14 @@ def _check_pod_update(sim: Cluster, obj: dict) -> None:
     _require_pod(sim)
     old_spec = dict(sim.pod_spec)
     new_spec = keep_service_account_token(apply_pod_defaults(obj)["spec"], old_spec)
+    old_gates = {g.get("name") for g in old_spec.get("schedulingGates") or []}
+    for index, gate in enumerate(new_spec.get("schedulingGates") or []):
+        if gate.get("name") not in old_gates:  # validateOnlyDeletedSchedulingGates
+            message = (
+                f'Pod "{name}" is invalid: spec.schedulingGates[{index}].name: Forbidden: only '
+                f"deletion is allowed, but found new scheduling gate '{gate.get('name')}'"
+            )
+            raise ActionError("pod_update_forbidden", {"pod": name}, message)
     old_spec.pop("nodeName", None)
     if _without_mutable(new_spec) != _without_mutable(old_spec):
         message = f'Pod "{name}" is invalid: {POD_UPDATE_FORBIDDEN}'
@@ -283,6 +291,7 @@ def _without_mutable(spec: dict) -> dict:
         "tolerations",
         "terminationGracePeriodSeconds",
         "nodeName",
+        "schedulingGates",  # only deletions, checked above
     ):
         spec.pop(key, None)
     return spec
@@ -321,7 +330,8 @@ def _set_probe(sim: Cluster, action: dict) -> None:
         behaviour = sim.behaviours.setdefault(name, {})
         behaviour.setdefault("probes", {})[probe] = "healthy" if healthy else "failing"
     sim.transition("running", f"Container/{name}", f"health.{probe}", not healthy, healthy,
-                   f"The process now {'passes' if healthy else 'fails'} its {probe} check",
+                   f"set-probe: the {probe} check now {'passes' if healthy else 'fails'}, "
+                   "whatever the container's process does",
                    container=name)  # fmt: skip
 
 
@@ -444,9 +454,12 @@ def _apply_pod(sim: Cluster, obj: dict) -> None:
     spec = keep_service_account_token(new["spec"], old_spec)
     if "nodeName" in old_spec:
         spec["nodeName"] = old_spec["nodeName"]
+    gated = bool(old_spec.get("schedulingGates"))
     sim.pod_object_dict = {**sim.pod_object_dict, "metadata": metadata, "spec": spec}
     sim.mark_dirty()
     sim.update_services()
+    if gated and not spec.get("schedulingGates"):
+        sim.retry_scheduling()  # the last gate is gone: the scheduler sees the Pod now
     kubelet = sim.kubelet
     if kubelet is None:
         return

@@ -355,6 +355,37 @@ def schedule(
     return ScheduleResult(None, fit_error_message(pod, len(nodes), statuses))
 
 
+def admission_failure(
+    pod: dict, node: dict, used: dict[str, int] | None = None
+) -> tuple[str, str] | None:
+    """The kubelet's ``Admit`` (``pkg/kubelet/lifecycle/predicate.go``) for a Pod bound
+    without the scheduler: (reason, message) of the first failure, or None.
+
+    Resources are checked as ``fitsRequest`` does, pods first, then cpu (millicores),
+    memory (bytes); only the first shortage is reported: ``OutOfcpu`` with
+    ``Node didn't have enough resource: cpu, requested: 4000, used: 0, capacity: 2000``.
+    Then the node selector and affinity (``NodeAffinity``).
+    """
+    used = used or {}
+    allocatable = _parse_resources((node.get("status") or {}).get("allocatable") or {})
+    request = pod_requests(pod)
+    if allocatable.get("pods", 110) < used.get("pods", 0) + 1:
+        return "OutOfpods", (
+            f"Node didn't have enough resource: pods, requested: 1, used: {used.get('pods', 0)}, "
+            f"capacity: {allocatable.get('pods', 110)}"
+        )
+    for name in ("cpu", "memory"):
+        wanted = request.get(name, 0)
+        if wanted > 0 and wanted > allocatable.get(name, 0) - used.get(name, 0):
+            return f"OutOf{name}", (
+                f"Node didn't have enough resource: {name}, requested: {wanted}, "
+                f"used: {used.get(name, 0)}, capacity: {allocatable.get(name, 0)}"
+            )
+    if not pod_matches_node_selector_and_affinity(pod, node):
+        return "NodeAffinity", f"Predicate NodeAffinity failed: {ERR_REASON_NODE_AFFINITY}"
+    return None
+
+
 def _free_fraction(node: dict, used: dict[str, int], pod_request: dict[str, int]) -> float:
     """NodeResourcesFit LeastAllocated, equal weights for cpu and memory."""
     allocatable = _parse_resources((node.get("status") or {}).get("allocatable") or {})

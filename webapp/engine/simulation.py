@@ -35,6 +35,7 @@ from webapp.engine.apiserver.deletion import (
 from webapp.engine.checkpoint import Checkpoint, CheckpointStore
 from webapp.engine.checkpoint import restore as restore_checkpoint
 from webapp.engine.checkpoint import take as take_checkpoint
+from webapp.engine.controllers import podgc
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
@@ -52,6 +53,7 @@ from webapp.engine.kubelet.termination import effective_grace_seconds
 from webapp.manifest import DEFAULT_HORIZON_SECONDS, ScenarioError, parse_scenario
 from webapp.manifest.errors import located_error
 
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every 5 min
 FIRST_RESOURCE_VERSION = 1000
 # The user's action log is at most this long (as a share link's): replaying it stays cheap.
@@ -111,6 +113,9 @@ class Simulation:
         self._coast_wait = 0  # probe instants to let pass before trying again
         self.checkpoints: CheckpointStore | None = None  # where to keep checkpoints, if anywhere
         self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
+        self.rejected: dict | None = None  # the kubelet's admission rejected the Pod
+        self.podgc_failed: dict | None = None  # PodGC's DisruptionTarget before deleting it
+        self._gc_seen_ms: int | None = None
         self._submit()
 
     # -- construction -------------------------------------------------------------------
@@ -176,8 +181,19 @@ class Simulation:
     def _submit(self) -> None:
         self._log.record(0, "submitted", self.pod_object, "phase", None, "Pending",
                          "The API server stored the Pod")  # fmt: skip
+        if self.pod_spec.get("schedulingGates"):
+            # applySchedulingGatedCondition (pkg/registry/core/pod/strategy.go)
+            self.scheduled_condition = {"status": "False", "reason": "SchedulingGated",
+                                        "message": SCHEDULING_GATED_MESSAGE}  # fmt: skip
         self._flush()
+        if self.scheduled_condition is not None:
+            gates = ", ".join(g.get("name", "") for g in self.pod_spec["schedulingGates"])
+            self.transition("scheduling", self.pod_object, "conditions.PodScheduled", None,
+                            "False", f"{SCHEDULING_GATED_MESSAGE}: {gates}")  # fmt: skip
         self.clock.schedule(0, self._schedule_attempt, URGENT)
+        node_name = self.pod_spec.get("nodeName")
+        if node_name and node_name not in self.nodes_by_name:
+            self.clock.schedule(podgc.GC_CHECK_PERIOD_MS, self._pod_gc, URGENT)
         for action in self.scenario.simulation.get("script") or []:
             self.clock.schedule(to_ms(action.get("at", 0)), self._script_action(action), URGENT)
 
@@ -185,11 +201,23 @@ class Simulation:
         return partial(self._run_script_action, action)
 
     def _run_script_action(self, action: dict) -> None:
+        payload = {k: v for k, v in action.items() if k != "at"}
         try:
-            payload = {k: v for k, v in action.items() if k != "at"}
-            perform_action(self, validate_action(self, payload))
-        except ActionError:
-            pass  # a scripted action that no longer applies is skipped
+            checked = validate_action(self, payload)
+        except ActionError as error:
+            # Checked at load time already; what no longer applies now (the Pod is
+            # gone, the container is not running) is shown, never skipped in silence.
+            obj = (
+                self.pod_object
+                if not payload.get("container")
+                else f"Container/{payload['container']}"
+            )
+            self.transition("submitted" if self.node_name is None else "running", obj,
+                            "script", None, "skipped",
+                            f"Scripted {payload.get('action')} at {action.get('at', 0):g}s "
+                            f"did not apply: {error.message}", container=payload.get("container"))  # fmt: skip
+            return
+        perform_action(self, checked)
 
     # -- names --------------------------------------------------------------------------
 
@@ -340,6 +368,58 @@ class Simulation:
             changed.append(items[seq])
         return sorted(changed, key=lambda item: item["seq"])
 
+    def container_logs(self, name: str, *, previous: bool = False) -> list[list] | None:
+        """The log lines ``[ms, "stdout"|"stderr", text]`` of the container's current (or,
+        with ``previous``, its last terminated) instance; None when there is none."""
+        if self.kubelet is None or name not in self.kubelet.by_name:
+            return None
+        instances = self.kubelet.by_name[name].instances
+        index = 1 if previous else 0
+        if len(instances) <= index or instances[index].process is None:
+            return None
+        return instances[index].process.log_lines()
+
+    def logs_by_container_id(self) -> dict[str, list]:
+        """Every container instance the runtime still keeps (the current and the previous
+        one of each container): container ID -> its log lines ``[ms, stream, text]``."""
+        found: dict[str, list] = {}
+        if self.kubelet is None:
+            return found
+        for record in self.kubelet.records:
+            for instance in record.instances:
+                if instance.process is not None:
+                    found[instance.container_id] = instance.process.log_lines()
+        return found
+
+    def derived_containers(self) -> list[dict]:
+        """What the process model derived for each container, in spec order: name, kind
+        ("init" | "sidecar" | "app"), image, argv, and the programs.Derived itself."""
+        from webapp.engine.programs import derive
+
+        spec = self.pod_spec
+        found = []
+        for key in ("initContainers", "containers"):
+            for container in spec.get(key) or []:
+                kind = (
+                    "app"
+                    if key == "containers"
+                    else ("sidecar" if is_sidecar(container) else "init")
+                )
+                derived = None
+                if self.kubelet is not None:
+                    derived = self.kubelet.processes.derived.get(container["name"])
+                if derived is None:
+                    env = {
+                        e["name"]: str(e["value"])
+                        for e in container.get("env") or []
+                        if "value" in e
+                    }
+                    derived = derive(container, env)
+                behaviour = self.behaviours.get(container["name"]) or {}
+                found.append({"name": container["name"], "kind": kind, "image": container.get("image", ""),
+                              "derived": derived, "overrides": list(behaviour.get("explicit") or [])})  # fmt: skip
+        return found
+
     def trace(self) -> dict:
         return {
             "pod": self.pod(),
@@ -456,6 +536,11 @@ class Simulation:
         """``scheduleOne``: bind to a node, or FailedScheduling and wait for a change."""
         if self.node_name or self.pod_removed or self.deletion_ms is not None:
             return
+        if self.pod_spec.get("schedulingGates"):
+            return  # the SchedulingGates PreEnqueue plugin keeps it out of the queue: no event
+        if self.pod_spec.get("nodeName"):
+            self._assigned()  # spec.nodeName: never queued, the kubelet of that node takes it
+            return
         nodes = [state.obj for state in self.nodes_by_name.values()]
         result = scheduler.schedule(self.pod_object_dict, nodes)
         if result.node_name is None:
@@ -472,8 +557,55 @@ class Simulation:
         self.bind(result.node_name)
 
     def retry_scheduling(self) -> None:
-        if self.node_name is None and self.scheduled_condition is not None:
+        if self.node_name is None and (
+            self.scheduled_condition is not None or self.pod_spec.get("nodeName")
+        ):
             self.clock.after(0, self._schedule_attempt, URGENT)
+
+    def _assigned(self) -> None:
+        """A Pod created with ``spec.nodeName``: no scheduler, no Scheduled event. When the
+        node exists its kubelet admits the Pod (or rejects it, ``lifecycle/predicate.go``
+        Admit); when it does not, the Pod stays Pending until PodGC removes it."""
+        node_name = self.pod_spec["nodeName"]
+        state = self.nodes_by_name.get(node_name)
+        if state is None:
+            return
+        self.node_name = node_name
+        self.mark_dirty()
+        rejection = scheduler.admission_failure(self.pod_object_dict, state.obj)
+        if rejection is not None:
+            reason, message = rejection
+            self.rejected = {"reason": reason, "message": f"Pod was rejected: {message}"}
+            self.pod_event(WARNING, reason, message, component="kubelet", host=node_name)
+            self.transition("kubelet", self.pod_object, "admission", None, "rejected",
+                            f"The kubelet on {node_name} rejected the Pod: {message}")  # fmt: skip
+            self.start_time_ms = None
+            self._flush()
+            return
+        self.scheduled_condition = {"status": "True"}
+        self.transition("kubelet", self.pod_object, "spec.nodeName", None, node_name,
+                        f"spec.nodeName is {node_name}: no scheduler, its kubelet takes the Pod")  # fmt: skip
+        self.kubelet = Kubelet(self, node_name)
+        self.clock.after(0, self.kubelet_admits, URGENT)
+
+    def _pod_gc(self) -> None:
+        """PodGC ``gcOrphaned`` (every 20 s): a Pod bound to a node that does not exist is
+        quarantined 40 s, then marked Failed (DisruptionTarget) and force-deleted."""
+        if self.pod_removed:
+            return
+        node_name = self.pod_spec.get("nodeName")
+        orphan = bool(node_name) and node_name not in self.nodes_by_name and self.kubelet is None
+        if not orphan:
+            return  # the node exists (it was applied): nothing left for PodGC to do
+        if self._gc_seen_ms is None:
+            self._gc_seen_ms = self.clock.now_ms
+        elif self.clock.now_ms - self._gc_seen_ms >= podgc.QUARANTINE_MS:
+            self.podgc_failed = podgc.disruption_condition(rfc3339(self.clock.now_ms))
+            self.mark_dirty()
+            self._flush()
+            self.delete_pod(0, force=True, cause=podgc.DELETE_CAUSE)
+            return
+        self.clock.after(podgc.GC_CHECK_PERIOD_MS, self._pod_gc, URGENT)
 
     def bind(self, node_name: str) -> None:
         """The binding subresource: nodeName and PodScheduled=True; the kubelet takes over."""
@@ -612,6 +744,14 @@ class Simulation:
 
     def _build_status(self) -> dict:
         kubelet = self.kubelet
+        if self.rejected is not None:
+            # rejectPod: only the phase, reason and message (and the QoS class)
+            return {"phase": "Failed", "reason": self.rejected["reason"],
+                    "message": self.rejected["message"], "qosClass": pod_qos_class(self.pod_object_dict)}  # fmt: skip
+        if self.podgc_failed is not None and kubelet is None:
+            return {"phase": "Failed", "conditions": [self.podgc_failed, self._scheduler_condition()]
+                    if self.scheduled_condition is not None else [self.podgc_failed],
+                    "qosClass": pod_qos_class(self.pod_object_dict)}  # fmt: skip
         if (
             kubelet is None
             or self.start_time_ms is None

@@ -230,6 +230,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "a Pod needs at least one container",
         "zh": "Pod 至少需要一个容器",
     },
+    "node_name_gated": {
+        "en": "Forbidden: cannot be set until all schedulingGates have been cleared",
+        "zh": "Forbidden：在清空所有 schedulingGates 之前不能设置",
+    },
     "handler_missing": {
         "en": "the {handler_of} needs one action: {handlers}",
         "zh": "{handler_of}需要指定一种动作：{handlers}",
@@ -251,6 +255,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "too_many_items": {
         "en": "this list has {count} entries; the limit here is {limit}",
         "zh": "这个列表有 {count} 项，超过了 {limit} 项的上限",
+    },
+    "script_no_probe": {
+        "en": 'container "{container}" has no {probe} probe ({field}), so set-probe cannot change it',
+        "zh": '容器 "{container}" 没有 {probe} 探针（{field}），set-probe 无法改变它',
+    },
+    "script_unknown_node": {
+        "en": 'there is no node named "{node}" at {at} s; the nodes are: {available}',
+        "zh": '第 {at} 秒时没有名为 "{node}" 的节点；现有的节点是：{available}',
+    },
+    "script_other_pod": {
+        "en": 'the playground runs one Pod ("{pod}"); this apply would create another one, "{other}"',
+        "zh": '练习场只运行一个 Pod（"{pod}"）；这次 apply 会再创建一个 "{other}"',
     },
     "lesson_timing": {
         "en": "a lesson step needs either at (seconds) or when (a status such as Running), not both",

@@ -300,6 +300,14 @@ def check_lifecycle_handler(pod: dict[str, Any]) -> Iterator[Finding]:
                 )
 
 
+def check_node_name_with_scheduling_gates(pod: dict[str, Any]) -> Iterator[Finding]:
+    """A Pod created with scheduling gates may not name its node (validatePodCreate:
+    ``spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared``)."""
+    spec = _mapping(pod.get("spec"))
+    if spec.get("nodeName") and _list(spec.get("schedulingGates")):
+        yield Finding(("spec", "nodeName"), "node_name_gated", {})
+
+
 OBJECT_RULES: tuple[Rule, ...] = (check_metadata_name,)
 POD_RULES: tuple[Rule, ...] = (
     check_pod_has_containers,
@@ -315,6 +323,7 @@ POD_RULES: tuple[Rule, ...] = (
     check_probe_numbers,
     check_probe_handler,
     check_lifecycle_handler,
+    check_node_name_with_scheduling_gates,
 )
 
 

@@ -167,6 +167,13 @@ def _extra(items: list[_Typed], code: str) -> list[dict[str, Any]]:
     ]
 
 
+def _apply_objects(text: str) -> list[dict[str, Any]]:
+    try:
+        return parse_objects(text)
+    except ScenarioError:
+        return []
+
+
 def _apply_errors(text: str) -> list[dict[str, Any]]:
     try:
         parse_objects(text)
@@ -190,9 +197,13 @@ def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scena
     errors.extend(_extra(simulations, "extra_simulation"))
     pod = pods[0].data if len(pods) == 1 else None
     names = list(dict.fromkeys(container_names(pod))) if pod is not None else None
+    node_names = [(t.data.get("metadata") or {}).get("name") for t in typed if t.kind == "Node"]
     refused = {(e["doc"], e["path"]) for e in errors if e["code"] in VALUE_PROBLEMS}
     for simulation in simulations[:1]:
-        findings = simulation_findings(simulation.data, names, _apply_errors, horizon)
+        findings = simulation_findings(
+            simulation.data, names, _apply_errors, horizon, pod=pod, nodes=node_names,
+            apply_objects=_apply_objects,
+        )  # fmt: skip
         located = (simulation.document.locate(f) for f in findings)
         errors.extend(e for e in located if (e["doc"], e["path"]) not in refused)
     if errors or pod is None:
@@ -201,6 +212,11 @@ def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scena
     def of(kind: str) -> tuple[dict[str, Any], ...]:
         return tuple(t.data for t in typed if t.kind == kind)
 
+    simulation = normalise_simulation(simulations[0].data if simulations else None, pod)
+    if not simulations:
+        described = comment_description(text)
+        if described["en"]:
+            simulation["description"] = described
     return Scenario(
         text=text,
         pod=pod,
@@ -208,8 +224,30 @@ def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scena
         services=of("Service"),
         config_maps=of("ConfigMap"),
         secrets=of("Secret"),
-        simulation=normalise_simulation(simulations[0].data if simulations else None, pod),
+        simulation=simulation,
     )
+
+
+def comment_description(text: str) -> dict[str, str]:
+    """A manifest without a Simulation document may say what it shows in its leading comment:
+    the prose lines (``# …``; an indented ``#   …`` line is a code sample and ends it), and
+    ``# zh: …`` lines for 简体中文. Either language falls back to the other."""
+    en: list[str] = []
+    zh: list[str] = []
+    code = False
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        body = line[1:]
+        if body.startswith(" zh:"):
+            zh.append(body[4:].strip())
+        elif body.startswith("   ") or code:
+            code = True
+        elif body.strip():
+            en.append(body.strip())
+    english = " ".join(en)
+    chinese = "".join(zh)
+    return {"en": english or chinese, "zh": chinese or english}
 
 
 def parse_objects(text: str) -> list[dict[str, Any]]:

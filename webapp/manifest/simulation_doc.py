@@ -240,19 +240,77 @@ def simulation_findings(
     containers: list[str] | None,
     check_apply: ApplyCheck | None = None,
     horizon: float = DEFAULT_HORIZON_SECONDS,
+    *,
+    pod: dict[str, Any] | None = None,
+    nodes: list[str] | None = None,
+    apply_objects: Callable[[str], list[dict[str, Any]]] | None = None,
 ) -> list[Finding]:
     """Every error of a Simulation document.
 
     `containers` are the Pod's container names (None when the Pod is unknown: references are
     not checked); `check_apply` validates the text of `apply` actions; every time and
-    duration is at most `horizon` virtual seconds (the end of the run).
+    duration is at most `horizon` virtual seconds (the end of the run). With the Pod and the
+    names of the cluster's nodes, scripted actions are checked against them too: an action
+    that cannot work is an error now, not a step skipped in silence later.
     """
     findings = list(document_check(float(horizon))(simulation, ()))
     if containers is not None:
         findings.extend(container_reference_findings(simulation, containers))
     if check_apply is not None:
         findings.extend(apply_findings(simulation, check_apply))
+    if pod is not None and nodes is not None and not findings:
+        findings.extend(script_context_findings(simulation, pod, nodes, apply_objects))
     return findings
+
+
+# The cluster's nodes when the scenario has no Node document (engine/scheduler.py
+# default_nodes; tests/unit/test_manifest_simulation.py keeps the two in step).
+DEFAULT_NODE_NAMES = ("node-1", "node-2", "node-3")
+PROBE_FIELDS = {
+    "liveness": "livenessProbe",
+    "readiness": "readinessProbe",
+    "startup": "startupProbe",
+}
+
+
+def script_context_findings(
+    simulation: dict[str, Any],
+    pod: dict[str, Any],
+    nodes: list[str],
+    apply_objects: Callable[[str], list[dict[str, Any]]] | None,
+) -> Iterator[Finding]:
+    """Scripted actions against the scenario's Pod and nodes, in time order: set-probe needs
+    the probe, node-down/up a node that exists by then, apply the same Pod."""
+    known = list(nodes or DEFAULT_NODE_NAMES)
+    specs = {}
+    for key in ("initContainers", "containers"):
+        for container in (pod.get("spec") or {}).get(key) or []:
+            if isinstance(container, dict):
+                specs[container.get("name")] = container
+    pod_name = (pod.get("metadata") or {}).get("name")
+    script = simulation.get("script") or []
+    order = sorted(range(len(script)), key=lambda i: script[i].get("at", 0))
+    for i in order:
+        step = script[i]
+        action = step.get("action")
+        if action == "set-probe":
+            container = specs.get(step.get("container")) or {}
+            field = PROBE_FIELDS[step["probe"]]
+            if not container.get(field):
+                yield Finding(("script", i, "probe"), "script_no_probe",
+                              {"container": step.get("container"), "probe": step["probe"], "field": field})  # fmt: skip
+        elif action in ("node-down", "node-up") and step.get("node") not in known:
+            yield Finding(("script", i, "node"), "script_unknown_node",
+                          {"node": step.get("node"), "at": step.get("at", 0), "available": known})  # fmt: skip
+        elif action == "apply" and apply_objects is not None:
+            for obj in apply_objects(step["yaml"]):
+                name = (obj.get("metadata") or {}).get("name")
+                if obj.get("kind") == "Node" and name not in known:
+                    known.append(name)
+                elif obj.get("kind") == "Pod" and name != pod_name:
+                    yield Finding(
+                        ("script", i, "yaml"), "script_other_pod", {"pod": pod_name, "other": name}
+                    )
 
 
 def _unknown_container(path: Path, name: str, containers: list[str], point: str) -> Finding:
@@ -342,6 +400,13 @@ def normalise_container(entry: dict[str, Any]) -> dict[str, Any]:
         "memoryMiB": None if memory is None else int(memory),
         "probes": {probe: probes.get(probe, "healthy") for probe in PROBES},
         "hooks": {hook: _hook(hooks.get(hook)) for hook in ("postStart", "preStop")},
+        # What the document says itself: only these override the behaviour the engine
+        # derives from the container's image and command ("probes.liveness", "hooks.preStop").
+        "explicit": sorted(
+            [key for key in entry if key not in ("probes", "hooks")]
+            + [f"probes.{probe}" for probe in probes]
+            + [f"hooks.{hook}" for hook in hooks]
+        ),
     }
 
 

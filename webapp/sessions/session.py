@@ -20,6 +20,7 @@ from typing import Any
 from webapp.engine.checkpoint import CheckpointStore
 from webapp.sessions.budget import CpuBudget
 from webapp.sessions.clock import SessionClock
+from webapp.sessions.derived import derived_payload
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
 
@@ -209,6 +210,7 @@ class Session:
                 "description": simulation.get("description"),
                 "lesson": simulation.get("lesson", []),
                 "yaml": self.scenario.text,
+                "containers": derived_payload(sim, self.scenario.text),
             },
             "actions": self.actions,
         }

@@ -22,6 +22,7 @@ from webapp.sessions.wire import Fragments, encode
 
 # The parts of `state` whose JSON text is kept between ticks (webapp.sessions.wire).
 CACHED_KEYS = ("pod", "events", "endpointSlices", "nodes", "views")
+LOG_TAIL = 200  # `kubectl logs --tail=200`: the page shows the end of each log
 
 
 class PodYamlCache:
@@ -81,6 +82,7 @@ class StateCache:
         self.endpoint_slices: list[dict[str, Any]] = []
         self.nodes: list[dict[str, Any]] = []
         self.views: dict[str, Any] = {}  # replaced, never changed in place
+        self._logs_key: Any = None
 
     def refresh(self, wall_now: float | None = None) -> None:
         """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
@@ -142,8 +144,33 @@ class StateCache:
             kubectl.describe_pod(pod, kubectl.events_of_pod(pod, self.events), now) if pod else ""
         )
         views["events"] = kubectl.get_events(self.events, now)
+        views["logs"] = self._logs(views.get("logs"))
         if views != self.views:
             self.views = views
+
+    def _logs(self, previous: Any) -> dict[str, Any]:
+        """`kubectl logs POD -c NAME [--previous]` for every container, re-rendered only
+        when a log or a container status changed."""
+        sim, pod = self.sim, self.pod
+        logs = sim.logs_by_container_id()
+        key = (self._versions_seen, tuple((cid, len(lines)) for cid, lines in logs.items()))
+        if key == self._logs_key and previous is not None:
+            return previous
+        self._logs_key = key
+        written = pod or sim.scenario.pod
+        spec = written.get("spec") or {}
+        pod_name = (written.get("metadata") or {}).get("name", "")
+        names = [c["name"] for k in ("initContainers", "containers") for c in spec.get(k) or []]
+        default = kubectl.default_container(pod)[0] if pod else (names[0] if names else "")
+        rendered: dict[str, Any] = {"default": default, "containers": {}}
+        for name in names:
+            rendered["containers"][name] = {
+                "current": kubectl.kubectl_logs(pod, pod_name, logs, name, tail=LOG_TAIL),
+                "previous": kubectl.kubectl_logs(
+                    pod, pod_name, logs, name, previous=True, tail=LOG_TAIL
+                ),
+            }
+        return rendered
 
     def state(self) -> dict[str, Any]:
         """The wire `state` minus `seq` and `transitions` (the session adds those)."""

@@ -250,8 +250,10 @@ def set_defaults_container(container: dict) -> None:
             for key, value in _PROBE_DEFAULTS.items():
                 container[field].setdefault(key, value)
             _default_handler(container[field])
-    for hook in (container.get("lifecycle") or {}).values():
-        _default_handler(hook)
+    lifecycle = container.get("lifecycle") or {}
+    for hook in ("postStart", "preStop"):  # lifecycle.stopSignal is a string, not a handler
+        if isinstance(lifecycle.get(hook), dict):
+            _default_handler(lifecycle[hook])
     for env in container.get("env") or []:
         field_ref = (env.get("valueFrom") or {}).get("fieldRef")
         if field_ref is not None:

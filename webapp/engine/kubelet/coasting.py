@@ -74,7 +74,7 @@ def coast(kubelet: Kubelet, clock: Clock, until_ms: int) -> bool:
 def _trimmed(repeats: Repeats, worker: ProbeWorker, timer: Timer, limit: int) -> Repeats:
     period = worker.spec.period_ms
     count = min(repeats.count, -(-(limit - timer.at_ms) // period))
-    return Repeats(count, repeats.result, repeats.output)
+    return Repeats(count, repeats.result, repeats.output, repeats.errored)
 
 
 def _tick_order(

@@ -1,13 +1,17 @@
 """Lifecycle hooks: how long a postStart / preStop handler runs and whether it fails.
 
-The time and outcome come from the Simulation document (``hooks``); a hook in the Pod's
-``lifecycle`` with no Simulation entry takes 0 s and succeeds, except the ``sleep`` action,
-which sleeps its own seconds. Messages follow ``pkg/kubelet/lifecycle/handlers.go`` Run.
+An ``exec`` or ``httpGet`` handler runs against the container's process model (its files,
+what listens, its exit code and output); a ``sleep`` handler sleeps its own seconds. A hook
+the Simulation document describes itself (``hooks``) takes that time and outcome instead.
+Messages follow ``pkg/kubelet/lifecycle/handlers.go`` Run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+NEVER_MS = 366 * 24 * 3600 * 1000  # a handler that never returns (beyond any run)
 
 POST_START = "postStart"
 PRE_STOP = "preStop"
@@ -20,10 +24,17 @@ class HookRun:
     duration_ms: int
     fails: bool
     handler: dict
+    message: str = ""  # the handler's error text, when it ran against the process model
 
 
-def hook_run(container: dict, behaviour: dict, hook: str) -> HookRun | None:
-    """The hook ``hook`` of ``container``, or None when the Pod defines none."""
+Runner = Callable[[dict], tuple[int | None, bool, str]]
+
+
+def hook_run(
+    container: dict, behaviour: dict, hook: str, runner: Runner | None = None
+) -> HookRun | None:
+    """The hook ``hook`` of ``container``, or None when the Pod defines none. ``runner``
+    runs an exec / httpGet handler against the process model: (ms or None, fails, error)."""
     handler = ((container.get("lifecycle") or {}).get(hook)) or None
     if not handler:
         return None
@@ -34,6 +45,9 @@ def hook_run(container: dict, behaviour: dict, hook: str) -> HookRun | None:
             bool(simulated.get("fails")),
             handler,
         )
+    if runner is not None and ("exec" in handler or "httpGet" in handler):
+        duration, fails, message = runner(handler)
+        return HookRun(NEVER_MS if duration is None else duration, fails, handler, message)
     sleep = handler.get("sleep")
     seconds = float(sleep.get("seconds") or 0) if sleep else 0.0
     return HookRun(round(seconds * 1000), False, handler)
@@ -41,6 +55,8 @@ def hook_run(container: dict, behaviour: dict, hook: str) -> HookRun | None:
 
 def hook_error_message(run: HookRun, container: str, pod: str, pod_ip: str) -> str:
     """``handlers.go`` Run: the error text of a failed handler (used in waiting messages)."""
+    if run.message:
+        return run.message
     handler = run.handler
     if "exec" in handler:
         command = (handler["exec"] or {}).get("command") or []

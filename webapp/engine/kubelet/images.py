@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 
 from webapp.engine.core.timefmt import go_duration
+from webapp.engine.programs import image_facts
 
 ERR_IMAGE_PULL = "ErrImagePull"
 IMAGE_PULL_BACKOFF = "ImagePullBackOff"
@@ -90,14 +91,22 @@ class ImageRegistry:
     def _describe(self, image: str) -> ImageInfo:
         rng = self._rng
         listed = self._listed.get(image) or {}
+        facts = image_facts(image)  # the catalogue's size and pull time of well-known images
         pull_ms = listed.get("pullSeconds")
-        pull_ms = rng.randint(1_500, 4_500) if pull_ms is None else round(float(pull_ms) * 1000)
+        if pull_ms is None:
+            drawn = rng.randint(1_500, 4_500)
+            pull_ms = drawn
+            if facts.pull_seconds is not None:  # jittered by the same draw: ±150 ms
+                pull_ms = round(facts.pull_seconds * 1000) + (drawn - 3_000) // 10
+        else:
+            pull_ms = round(float(pull_ms) * 1000)
         size_mib = listed.get("sizeMiB")
-        size_bytes = (
-            rng.randint(20, 200) * 1_048_576 + rng.randint(0, 1_048_575)
-            if size_mib is None
-            else int(size_mib) * 1_048_576
-        )
+        if size_mib is None:
+            size_bytes = rng.randint(20, 200) * 1_048_576 + rng.randint(0, 1_048_575)
+            if facts.size_bytes is not None:
+                size_bytes = facts.size_bytes
+        else:
+            size_bytes = int(size_mib) * 1_048_576
         digest = f"{rng.getrandbits(256):064x}"
         repo = normalize_reference(image).partition("@")[0].rpartition(":")[0]
         return ImageInfo(

@@ -19,6 +19,7 @@ Modelling choices (documented in docs/internals.md terms):
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
 from webapp.engine.api import podutil
@@ -28,7 +29,7 @@ from webapp.engine.core.process import Process, all_of
 from webapp.engine.core.timefmt import go_duration
 from webapp.engine.kubelet import backoff as flowcontrol
 from webapp.engine.kubelet.config_refs import container_config_error, pod_volume_errors
-from webapp.engine.kubelet.hooks import POST_START, hook_error_message, hook_run
+from webapp.engine.kubelet.hooks import POST_START, HookRun, hook_error_message, hook_run
 from webapp.engine.kubelet.images import (
     ERR_IMAGE_NEVER_PULL,
     ERR_IMAGE_PULL,
@@ -50,6 +51,7 @@ from webapp.engine.kubelet.probes import (
     ProbeWorker,
     Repeats,
 )
+from webapp.engine.kubelet.processes import PodProcesses
 from webapp.engine.kubelet.record import ContainerRecord, health_from_behaviour
 from webapp.engine.kubelet.runtime import ContainerInstance, Runtime
 from webapp.engine.kubelet.security_context import verify_run_as_non_root
@@ -89,7 +91,10 @@ class Kubelet:
         for container in spec.get("containers") or []:
             self._add_record(container, "app", behaviours)
         self.by_name = {record.name: record for record in self.records}
-        self.runtime = Runtime(self.clock, sim.rng, behaviours, self._on_container_exit)
+        self.processes = PodProcesses(sim, self)
+        self.runtime = Runtime(
+            self.clock, sim.rng, behaviours, self._on_container_exit, self.processes, self.by_name
+        )
         self.restart_backoff = flowcontrol.new_crash_loop_backoff()
         self.image_backoff = flowcontrol.new_image_backoff()
         self.pull_errors: dict[str, str] = {}
@@ -115,6 +120,7 @@ class Kubelet:
             deleting=self._deleting,
             restart_policy=self._restart_policy,
             pod_ip=self._pod_ip,
+            run_handler=self._run_probe_handler,
         )
         self._start_probe_workers()
 
@@ -164,7 +170,19 @@ class Kubelet:
             for worker in record.probes.values():
                 worker.stop()
 
-    def _on_probe_run(self, worker: ProbeWorker, result: str, output: str) -> None:
+    def _run_probe_handler(
+        self, record: ContainerRecord, probe_type: str, spec: ProbeSpec, dry: bool = False
+    ) -> tuple[str, str, bool] | None:
+        """``runProbe``: the handler against the container's process model. ``dry``: what
+        every run before the next clock event would answer, changing nothing, or None when
+        that is not known (:meth:`Processes.steady_probe`, the coasting rule)."""
+        if dry:
+            return self.processes.steady_probe(record, probe_type, spec.handler, spec.timeout_ms)
+        return self.processes.run_probe(record, probe_type, spec.handler, spec.timeout_ms)
+
+    def _on_probe_run(
+        self, worker: ProbeWorker, result: str, output: str, errored: bool = False
+    ) -> None:
         """``prober.go`` probe: a transition per run, Unhealthy on each failure."""
         step, obj, field, cause = self._probe_run_words(worker, result, output)
         record = worker.record
@@ -172,7 +190,7 @@ class Kubelet:
             step, obj, field, worker.last_result or None, result, cause, container=record.name
         )
         if result == FAILURE:
-            self.event(record, WARNING, "Unhealthy", _unhealthy_message(worker, output))
+            self.event(record, WARNING, "Unhealthy", _unhealthy_message(worker, output, errored))
 
     @staticmethod
     def _probe_run_words(
@@ -203,7 +221,7 @@ class Kubelet:
                                       first_ms, worker.spec.period_ms):  # fmt: skip
             return False
         if repeats.result == FAILURE:
-            message = _unhealthy_message(worker, repeats.output)
+            message = _unhealthy_message(worker, repeats.output, repeats.errored)
             return self.sim.pod_event_seen(WARNING, "Unhealthy", message, component="kubelet",
                                            host=self.node_name, field_path=record.field_path)  # fmt: skip
         return True
@@ -213,10 +231,12 @@ class Kubelet:
         worker.skip(repeats)
         if repeats.result is None:
             return
+        if worker.record.health.get(worker.probe_type) is None:
+            self.processes.probes_skipped(worker.record, worker.spec.handler, repeats.count)
         _, obj, field, _ = self._probe_run_words(worker, repeats.result, repeats.output)
         self.sim.extend_run(obj, field, repeats.count, last_ms)
         if repeats.result == FAILURE:
-            message = _unhealthy_message(worker, repeats.output)
+            message = _unhealthy_message(worker, repeats.output, repeats.errored)
             self.sim.pod_event_again(WARNING, "Unhealthy", message, repeats.count, last_ms,
                                      component="kubelet", host=self.node_name,
                                      field_path=worker.record.field_path)  # fmt: skip
@@ -553,7 +573,14 @@ class Kubelet:
             wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
             return False
         instance = self._create_and_start(record, newest, pulled.image_id)
-        hook = hook_run(record.spec, record.behaviour, POST_START)
+        if instance.reason == "StartError":
+            # StartContainer failed (the runtime could not exec the command): the kubelet
+            # records the error and the container restarts under the back-off.
+            self.event(record, WARNING, "Failed", f"Error: {instance.message}")
+            self._set_reason(record, "RunContainerError", instance.message)
+            wakes.append(self.clock.now_ms + SYNC_ERROR_RETRY_MS)
+            return False
+        hook = self.hook_run(record, instance, POST_START, None)
         if hook is not None:
             ok = yield from self._run_post_start(record, instance, hook)
             if not ok:
@@ -601,6 +628,8 @@ class Kubelet:
         self.runtime.start(instance, sim.memory_limit_bytes(record.spec))
         if record.kind == "app":
             self.initialized = True
+        if instance.reason == "StartError":
+            return instance
         self.event(record, NORMAL, "Started", "Container started")
         step = {"init": "init", "sidecar": "sidecar"}.get(record.kind, "start")
         sim.transition(
@@ -611,6 +640,13 @@ class Kubelet:
         sim.runtime_start(instance)
         self.request_sync()  # PLEG ContainerStarted
         return instance
+
+    def hook_run(self, record: ContainerRecord, instance: ContainerInstance, hook: str,
+                 limit_ms: int | None) -> HookRun | None:  # fmt: skip
+        """The lifecycle handler ``hook`` of ``record``, run against its process model."""
+
+        runner = partial(self.processes.run_hook, record, instance, hook, limit_ms=limit_ms)
+        return hook_run(record.spec, record.behaviour, hook, runner)
 
     def _run_post_start(
         self, record: ContainerRecord, instance: ContainerInstance, hook
@@ -769,5 +805,8 @@ class Kubelet:
         return minimum_grace_ms()
 
 
-def _unhealthy_message(worker: ProbeWorker, output: str) -> str:
+def _unhealthy_message(worker: ProbeWorker, output: str, errored: bool = False) -> str:
+    """``prober.go``: a probe that failed, or one whose run errored (result unknown)."""
+    if errored:
+        return f"{worker.probe_type.capitalize()} probe errored and resulted in unknown state: {output}"
     return f"{worker.probe_type.capitalize()} probe failed: {output}"

@@ -119,7 +119,7 @@ class ProbeWorker:
         record: ProbedContainer,
         probe_type: str,
         spec: ProbeSpec,
-        on_run: Callable[[ProbeWorker, str, str], None],
+        on_run: Callable[[ProbeWorker, str, str, bool], None],
         on_result: Callable[[ProbeWorker], None],
         context: ProbeContext,
     ) -> None:
@@ -198,8 +198,8 @@ class ProbeWorker:
         started = self.record.started
         if (self.probe_type == "startup") == started:
             return  # startup probes stop once started; the others wait for it
-        result, output = self._probe()
-        self.on_run(self, result, output)
+        result, output, errored = self._probe()
+        self.on_run(self, result, output, errored)
         if result == self.last_result:
             self.result_run += 1
         else:
@@ -214,22 +214,29 @@ class ProbeWorker:
             self.on_hold = True
             self.result_run = 0
 
-    def _probe(self) -> tuple[str, str]:
-        return self._probe_at(self.clock.now_ms)
+    def _probe(self) -> tuple[str, str, bool]:
+        return self._probe_at(self.clock.now_ms)  # type: ignore[return-value]
 
-    def _probe_at(self, now_ms: int) -> tuple[str, str]:
-        """Ask the simulated process: it answers once ``startSeconds`` have passed."""
+    def _probe_at(self, now_ms: int, *, dry: bool = False) -> tuple[str, str, bool] | None:
+        """(result, output, errored): run the handler against the container's process model;
+        a health the Simulation document or a ``set-probe`` action forces answers instead
+        (after ``startSeconds``). ``dry`` (coasting): the answer every tick before the next
+        clock event would give, without running anything, or None when that answer is not a
+        pure function of state that holds until then (:meth:`Processes.steady_probe`)."""
         instance = self.record.newest
         context = self.context
+        forced = self.record.health.get(self.probe_type)
+        if forced is None and context.run_handler is not None:
+            return context.run_handler(self.record, self.probe_type, self.spec, dry)
         listening = bool(
             instance is not None
             and instance.running
             and now_ms - (instance.started_ms or 0) >= self.record.start_ms
         )
-        if listening and self.record.health.get(self.probe_type, True):
-            return SUCCESS, ""
+        if listening and forced is not False:
+            return SUCCESS, "", False
         output = failure_output(self.record.spec, self.spec, context.pod_ip(), listening)
-        return FAILURE, output
+        return FAILURE, output, False
 
     # -- coasting --------------------------------------------------------------------------
 
@@ -278,7 +285,10 @@ class ProbeWorker:
             answers_from = (instance.started_ms or 0) + self.record.start_ms
             if first_ms < answers_from:
                 limit_ms = min(limit_ms, answers_from)  # the answer changes there
-        result, output = self._probe_at(first_ms)
+        answer = self._probe_at(first_ms, dry=True)
+        if answer is None:
+            return None  # the handler's answer may differ from tick to tick: run for real
+        result, output, errored = answer
         if result != self.last_result:
             return None
         count = _ticks(first_ms, limit_ms, period)
@@ -291,7 +301,7 @@ class ProbeWorker:
             if before_threshold <= 0:
                 return None
             count = min(count, before_threshold)
-        return Repeats(count, result, output)
+        return Repeats(count, result, output, errored)
 
     def skip(self, repeats: Repeats) -> None:
         """What ``repeats.count`` ticks of :meth:`repeats` do to the worker itself."""
@@ -307,6 +317,7 @@ class Repeats:
     count: int
     result: str | None
     output: str
+    errored: bool = False
 
 
 def _ticks(first_ms: int, limit_ms: int, period_ms: int) -> int:
@@ -324,9 +335,12 @@ class ProbeContext:
         deleting: Callable[[], bool],
         restart_policy: Callable[[], str],
         pod_ip: Callable[[], str],
+        run_handler: Callable[[ProbedContainer, str, ProbeSpec, bool], tuple[str, str, bool] | None]
+        | None = None,
     ) -> None:
         self.kubelet_up = kubelet_up
         self.pod_terminal = pod_terminal
         self.deleting = deleting
         self.restart_policy = restart_policy
         self.pod_ip = pod_ip
+        self.run_handler = run_handler  # the process model (kubelet.processes); None: health

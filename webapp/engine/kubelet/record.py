@@ -24,7 +24,7 @@ class ContainerRecord:
     reason_seconds: float | None = None  # the back-off wait of the last back-off reason
     snapshot: ContainerSnapshot | None = None  # API status as of the last sync
     probes: dict[str, ProbeWorker] = field(default_factory=dict)
-    health: dict[str, bool] = field(default_factory=dict)
+    health: dict[str, bool] = field(default_factory=dict)  # forced: Simulation probes, set-probe
     kill_message: str | None = None  # a probe asked for a kill (computePodActions)
     kill_grace_s: int | None = None
 
@@ -59,5 +59,12 @@ class ContainerRecord:
 
 
 def health_from_behaviour(behaviour: dict) -> dict[str, bool]:
+    """The probe results the Simulation document forces itself (the rest is the model's).
+    A behaviour without an ``explicit`` list (built by hand) forces every listed probe."""
     probes = behaviour.get("probes") or {}
-    return {t: probes.get(t, "healthy") != "failing" for t in PROBE_TYPES}
+    given = behaviour.get("explicit")
+    return {
+        t: probes[t] != "failing"
+        for t in PROBE_TYPES
+        if t in probes and (given is None or f"probes.{t}" in given)
+    }

@@ -42,6 +42,8 @@ class ContainerSnapshot:
 
 def _terminated_state(instance: ContainerInstance) -> dict:
     terminated = {"exitCode": instance.exit_code, "reason": instance.reason}
+    if instance.message:
+        terminated["message"] = instance.message
     terminated["startedAt"] = rfc3339(instance.started_ms or instance.created_ms)
     terminated["finishedAt"] = rfc3339(instance.finished_ms or 0)
     terminated["containerID"] = instance.container_id

@@ -16,7 +16,7 @@ from webapp.engine.api.events import NORMAL, WARNING
 from webapp.engine.apiserver.deletion import go_seconds_ms
 from webapp.engine.core.process import Signal, first_of
 from webapp.engine.core.timefmt import go_duration
-from webapp.engine.kubelet.hooks import PRE_STOP, hook_run
+from webapp.engine.kubelet.hooks import PRE_STOP
 
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
@@ -34,6 +34,10 @@ class KubeletParts(Protocol):
     def event(
         self, record: ContainerRecord, event_type: str, reason: str, message: str
     ) -> None: ...
+
+    def hook_run(
+        self, record: ContainerRecord, instance: ContainerInstance, hook: str, limit_ms: int | None
+    ) -> Any: ...  # kubelet.hooks.HookRun | None
 
 
 MINIMUM_GRACE_PERIOD_SECONDS = 2  # kuberuntime_manager.go minimumGracePeriodInSeconds
@@ -73,12 +77,12 @@ def kill_container(
     if not instance.running:
         return True
     kubelet.event(record, NORMAL, "Killing", message)
-    hook = hook_run(record.spec, record.behaviour, PRE_STOP)
+    limit_ms = max(0, go_seconds_ms(grace_s))  # executePreStopHook's time.After
+    hook = kubelet.hook_run(record, instance, PRE_STOP, limit_ms) if grace_s > 0 else None
     if hook is not None and grace_s > 0:
         started = clock.now_ms
         sim.transition("preStop", obj, "hook.preStop", None, "running",
                        f"preStop hook running ({message})", container=record.name)  # fmt: skip
-        limit_ms = max(0, go_seconds_ms(grace_s))  # executePreStopHook's time.After
         waited = min(hook.duration_ms, limit_ms)
         if waited:
             try:
@@ -122,8 +126,9 @@ def kill_container(
         sim.transition(step, obj, "signal", None, "SIGKILL", cause,
                        container=record.name, stage=stage)  # fmt: skip
     else:
-        sim.transition(step, obj, "signal", None, "SIGTERM",
-                       f"SIGTERM sent; SIGKILL in {timeout_ms // 1000}s if still running",
+        signal = kubelet.runtime.stop_signal(instance)
+        sim.transition(step, obj, "signal", None, signal,
+                       f"{signal} sent; SIGKILL in {timeout_ms // 1000}s if still running",
                        container=record.name, stage=stage)  # fmt: skip
     kubelet.runtime.stop(instance, timeout_ms)
     yield instance.exited
