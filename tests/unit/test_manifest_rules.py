@@ -240,3 +240,20 @@ def test_the_container_limit_itself_is_allowed() -> None:
 )
 def test_values_of_the_wrong_shape_are_errors_not_crashes(text: str, code: str) -> None:
     assert code in {error[0] for error in located(text)}
+
+
+def test_an_empty_container_item_is_located_not_a_crash() -> None:
+    """`containers:` then a bare `-` (found by the fuzz suite: it crashed the API defaults)."""
+    from webapp.engine import Simulation
+    from webapp.manifest import ScenarioError, parse_scenario
+
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  -\n"
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text)
+    found = {(e["path"], e["code"], e["line"]) for e in caught.value.errors}
+    assert found == {
+        ("spec.containers[0]", "required", 7),
+        ("spec.containers[0]", "image_required", 7),
+    }
+    with pytest.raises(ScenarioError):
+        Simulation.from_yaml(text)

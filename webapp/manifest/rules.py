@@ -142,6 +142,18 @@ def check_pod_has_containers(pod: dict[str, Any]) -> Iterator[Finding]:
         yield Finding(("spec", "containers"), "no_containers", {})
 
 
+def check_container_items(pod: dict[str, Any]) -> Iterator[Finding]:
+    """A list item left empty (``containers:`` then a bare ``-``) decodes, as in the API
+    server, to a container with every field unset: its name and image are required."""
+    spec = _mapping(pod.get("spec"))
+    for field in ("initContainers", "containers"):
+        for i, container in enumerate(_list(spec.get(field))):
+            if container is None:
+                path = ("spec", field, i)
+                yield Finding(path, "required", {"field": f"{format_path(path)}.name"})
+                yield Finding(path, "image_required", {"container": format_path(path)})
+
+
 def check_container_count(pod: dict[str, Any]) -> Iterator[Finding]:
     """The playground simulates at most MAX_CONTAINERS containers per Pod."""
     spec = _mapping(pod.get("spec"))
@@ -311,6 +323,7 @@ def check_node_name_with_scheduling_gates(pod: dict[str, Any]) -> Iterator[Findi
 OBJECT_RULES: tuple[Rule, ...] = (check_metadata_name,)
 POD_RULES: tuple[Rule, ...] = (
     check_pod_has_containers,
+    check_container_items,
     check_container_names,
     check_container_count,
     check_unique_container_names,
