@@ -257,3 +257,18 @@ def test_an_empty_container_item_is_located_not_a_crash() -> None:
     }
     with pytest.raises(ScenarioError):
         Simulation.from_yaml(text)
+
+
+def test_a_pod_spec_that_is_a_list_beside_a_script_is_located_not_a_crash() -> None:
+    """Found by the fuzz suite over Socket.IO: the script's checks against the Pod read a
+    `spec` that was a list (its own error is reported by the Pod's validation)."""
+    from webapp.manifest import ScenarioError, parse_scenario
+
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec: []\n---\n"
+        "apiVersion: playground/v1\nkind: Simulation\nmetadata:\n  name: s\n"
+        "script:\n- {at: 1, action: node-down, node: node-1}\n"
+    )
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text)
+    assert ("spec", "wrong_type") in {(e["path"], e["code"]) for e in caught.value.errors}

@@ -253,7 +253,7 @@ def test_an_acknowledged_link_survives_kill_9_and_a_restart(tmp_path: Path) -> N
     db = tmp_path / "links.sqlite3"
     process, url = _start_server(db)
     try:
-        body = {"yaml": POD, "actions": [{"at": 3, "action": "crash", "container": "app"}]}
+        body = {"yaml": POD, "actions": [{"at": 10, "action": "crash", "container": "app"}]}
         answer = requests.post(f"{url}/api/share", json=body, timeout=10)
         assert answer.status_code == 201
         link = answer.json()["id"]

@@ -281,19 +281,29 @@ def script_context_findings(
 ) -> Iterator[Finding]:
     """Scripted actions against the scenario's Pod and nodes, in time order: set-probe needs
     the probe, node-down/up a node that exists by then, apply the same Pod."""
+
+    # The Pod's own errors are reported by its validation, which runs beside this one: read
+    # it defensively (a `spec` that is a list, a container that is null).
+    def mapping(value: Any) -> dict[str, Any]:
+        return value if isinstance(value, dict) else {}
+
     known = list(nodes or DEFAULT_NODE_NAMES)
     specs = {}
+    spec = mapping(pod.get("spec"))
     for key in ("initContainers", "containers"):
-        for container in (pod.get("spec") or {}).get(key) or []:
+        containers = spec.get(key)
+        for container in containers if isinstance(containers, list) else []:
             if isinstance(container, dict):
                 specs[container.get("name")] = container
-    pod_name = (pod.get("metadata") or {}).get("name")
-    script = simulation.get("script") or []
-    order = sorted(range(len(script)), key=lambda i: script[i].get("at", 0))
+    pod_name = mapping(pod.get("metadata")).get("name")
+    script = simulation.get("script")
+    script = script if isinstance(script, list) else []
+    steps = [i for i, step in enumerate(script) if isinstance(step, dict)]
+    order = sorted(steps, key=lambda i: script[i].get("at", 0))
     for i in order:
         step = script[i]
         action = step.get("action")
-        if action == "set-probe":
+        if action == "set-probe" and step.get("probe") in PROBE_FIELDS:
             container = specs.get(step.get("container")) or {}
             field = PROBE_FIELDS[step["probe"]]
             if not container.get(field):
