@@ -685,14 +685,18 @@ def b_exec(m: Machine, th: Thread, argv: list[str]) -> int | None:
     return run_argv(m, th, argv[1:], exec_mode=True, node=None, origin="builtin")
 
 
-def b_eval(m: Machine, th: Thread, argv: list[str]) -> int | None:
-    text = " ".join(argv[1:])
+def _run_text(m: Machine, th: Thread, text: str) -> int | None:
+    """Parse `text` as shell and run it in this thread (eval, `.`/source)."""
     root, error = parse_cached(text)
     if error is not None:
         shell_error(m, th, "syntax error")
         return 2
     m.push(th, root)
     return None
+
+
+def b_eval(m: Machine, th: Thread, argv: list[str]) -> int | None:
+    return _run_text(m, th, " ".join(argv[1:]))
 
 
 def b_source(m: Machine, th: Thread, argv: list[str]) -> int | None:
@@ -704,12 +708,7 @@ def b_source(m: Machine, th: Thread, argv: list[str]) -> int | None:
         shell_error(m, th, f".: {argv[1]}: not found", dash=f".: cannot open {argv[1]}: No such file",
                     bash=f"{argv[1]}: No such file or directory")  # fmt: skip
         return 1 if flavour(m, th) == "bash" else 2
-    root, error = parse_cached(text)
-    if error is not None:
-        shell_error(m, th, "syntax error")
-        return 2
-    m.push(th, root)
-    return None
+    return _run_text(m, th, text)
 
 
 def b_read(m: Machine, th: Thread, argv: list[str]) -> int | None:

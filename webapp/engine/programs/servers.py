@@ -501,24 +501,20 @@ def _nginx(m: Machine, th: Thread | None, path: str, client: str) -> tuple[int, 
         index = posixpath.join(target, "index.html")
         content = m.fs.read(index)
         if content is None:
-            if th is not None:
-                when = stamp(m, "%Y/%m/%d %H:%M:%S")
-                m.write(
-                    th,
-                    2,
-                    f'{when} [error] 29#29: *1 directory index of "{target.rstrip("/")}/" is forbidden, client: {client}, server: localhost, {request}\n',
-                )
+            _nginx_error_log(
+                m,
+                th,
+                f'directory index of "{target.rstrip("/")}/" is forbidden, client: {client}, server: localhost, {request}',
+            )
             return 403, _nginx_error(403), target
         return 200, content, index
     content = m.fs.read(target)
     if content is None:
-        if th is not None:
-            when = stamp(m, "%Y/%m/%d %H:%M:%S")
-            m.write(
-                th,
-                2,
-                f'{when} [error] 29#29: *1 open() "{target}" failed (2: No such file or directory), client: {client}, server: localhost, {request}\n',
-            )
+        _nginx_error_log(
+            m,
+            th,
+            f'open() "{target}" failed (2: No such file or directory), client: {client}, server: localhost, {request}',
+        )
         return 404, _nginx_error(404), target
     return 200, content, target
 
@@ -605,3 +601,10 @@ def grpc(m: Machine, port: int, service: str) -> str:
     if kind in ("tcp", "redis", "nc"):
         return "unavailable"
     return "unavailable"
+
+
+def _nginx_error_log(m: Machine, th: Thread | None, message: str) -> None:
+    """One line of nginx's error log (stderr), as worker 29 writes it for connection 1."""
+    if th is not None:
+        when = stamp(m, "%Y/%m/%d %H:%M:%S")
+        m.write(th, 2, f"{when} [error] 29#29: *1 {message}\n")
