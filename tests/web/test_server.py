@@ -171,6 +171,7 @@ def test_connections_served_at_once_are_capped_per_client_and_in_all(tmp_path: P
             assert status == 503 and body["code"] == "too_many_connections"
             assert "服务器" in body["message"]
             assert status_of(port, "127.0.0.6")[0] == 200  # another client: room left
+            until(lambda: server.served == 2)  # that request's connection has been let go
             held.append(raw_websocket(port, "127.0.0.6"))
             until(lambda: server.served == 3)
             assert status_of(port, "127.0.0.7")[0] == 503  # the server is full
