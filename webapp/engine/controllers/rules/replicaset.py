@@ -257,6 +257,24 @@ def get_pods_to_delete(
     return pods[:diff]
 
 
+def sort_active_pods(pods: Sequence[Obj]) -> list[Obj]:
+    """``sort.Sort(controller.ActivePods(pods))``: the older order without ranks, deletion cost
+    or logarithmic buckets (the Job controller's ``activePodsForRemoval`` uses it)."""
+
+    def compare(a: Obj, b: Obj) -> int:
+        if active_pods_with_ranks_less(
+            a, b, 0, 0, None, pod_deletion_cost=False, logarithmic_scale_down=False
+        ):
+            return -1
+        if active_pods_with_ranks_less(
+            b, a, 0, 0, None, pod_deletion_cost=False, logarithmic_scale_down=False
+        ):
+            return 1
+        return 0
+
+    return sorted(pods, key=functools.cmp_to_key(compare))
+
+
 # --- manageReplicas ---------------------------------------------------------------------
 
 
