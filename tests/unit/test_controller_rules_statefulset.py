@@ -124,7 +124,11 @@ def test_rolling_update_goes_in_reverse_ordinal_order():
     assert (sync.delete, sync.waiting_for) == ([], "web-2")
     pods[2] = pod(2, revision=REV2)
     assert s.sync_stateful_set(sts(), pods, REV1, REV2, now=12).delete == ["web-1"]
+    # No rollingUpdate block: ordinals below status.currentReplicas keep the current revision.
     assert s.revision_for_new_pod(sts(), 1, REV1, REV2) == REV2
+    assert (
+        s.revision_for_new_pod({**sts(), "status": {"currentReplicas": 2}}, 1, REV1, REV2) == REV1
+    )
 
 
 def test_partition_keeps_lower_ordinals_at_the_current_revision():

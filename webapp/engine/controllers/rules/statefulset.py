@@ -67,7 +67,8 @@ def allows_burst(sts: Obj) -> bool:
 
 
 def update_strategy(sts: Obj) -> Obj:
-    """spec.updateStrategy with the defaults: RollingUpdate, partition 0."""
+    """spec.updateStrategy with the defaults: RollingUpdate, partition 0 (the API server fills
+    partition only inside a given rollingUpdate block; kubectl's texts look at the raw spec)."""
     strategy = _spec(sts).get("updateStrategy") or {}
     kind = strategy.get("type", "RollingUpdate")
     result: Obj = {"type": kind}
@@ -196,9 +197,11 @@ def revision_for_new_pod(
     """``newVersionedStatefulSetPod``: ordinals below the partition keep the current revision
     (without a rollingUpdate block: those below status.currentReplicas); the rest get the
     update revision."""
-    strategy = update_strategy(sts)
-    if strategy["type"] == "RollingUpdate":
-        rolling = strategy.get("rollingUpdate")
+    strategy = _spec(sts).get("updateStrategy") or {}
+    if strategy.get("type", "RollingUpdate") == "RollingUpdate":
+        rolling = strategy.get(
+            "rollingUpdate"
+        )  # as given: the API defaults partition only inside it
         bound = (
             int(rolling.get("partition") or 0)
             if rolling is not None

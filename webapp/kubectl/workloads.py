@@ -1,0 +1,797 @@
+"""kubectl's texts for workloads: `get deploy|rs|jobs|sts|endpointslices|pdb`, `rollout status`,
+`describe deployment|replicaset|job|statefulset`, and the one-line results of `rollout`/`scale`.
+
+Ports of printDeployment, printReplicaSet, printJob, printStatefulSet, printEndpointSlice and
+printPodDisruptionBudget (pkg/printers/internalversion/printers.go), the status viewers of
+staging/src/k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go, and describeDeployment,
+describeReplicaSet, describeJob, describeStatefulSet and DescribePodTemplate
+(staging/src/k8s.io/kubectl/pkg/describe/describe.go). Pure functions of API dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from webapp.kubectl.columns import POD_COLUMNS, POD_WIDE_COLUMNS, print_pod
+from webapp.kubectl.containers import describe_containers
+from webapp.kubectl.describe import (
+    print_annotations_multiline,
+    print_labels_multiline,
+    print_pod_tolerations_multiline,
+)
+from webapp.kubectl.duration import human_duration
+from webapp.kubectl.events import describe_events
+from webapp.kubectl.prefix_writer import LEVEL_0, LEVEL_1, PrefixWriter
+from webapp.kubectl.tables import format_table
+from webapp.kubectl.timestamps import format_rfc1123z, parse_time, translate_timestamp_since
+from webapp.kubectl.volumes import describe_volumes
+
+Obj = dict[str, Any]
+
+DEPLOYMENT_COLUMNS = ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE")
+REPLICASET_COLUMNS = ("NAME", "DESIRED", "CURRENT", "READY", "AGE")
+JOB_COLUMNS = ("NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE")
+STATEFULSET_COLUMNS = ("NAME", "READY", "AGE")
+ENDPOINTSLICE_COLUMNS = ("NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE")
+PDB_COLUMNS = ("NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE")
+_WIDE = ("CONTAINERS", "IMAGES", "SELECTOR")
+
+# The resource names `kubectl get a,b,c` prints before each object name.
+RESOURCE_PREFIX = {
+    "Pod": "pod",
+    "ReplicaSet": "replicaset.apps",
+    "Deployment": "deployment.apps",
+    "Job": "job.batch",
+    "StatefulSet": "statefulset.apps",
+    "EndpointSlice": "endpointslice.discovery.k8s.io",
+    "PodDisruptionBudget": "poddisruptionbudget.policy",
+}
+
+
+def _metadata(obj: Obj) -> Obj:
+    return obj.get("metadata") or {}
+
+
+def _spec(obj: Obj) -> Obj:
+    return obj.get("spec") or {}
+
+
+def _status(obj: Obj) -> Obj:
+    return obj.get("status") or {}
+
+
+def _replicas(obj: Obj) -> int:
+    value = _spec(obj).get("replicas")
+    return 1 if value is None else int(value)
+
+
+# --- selectors and containers -----------------------------------------------------------
+
+
+def _requirements(selector: Obj | None) -> list[tuple[str, str]]:
+    """(key, text) of each requirement, as labels.Selector.String() sorts and prints them."""
+    found: list[tuple[str, str]] = []
+    for key, value in ((selector or {}).get("matchLabels") or {}).items():
+        found.append((key, f"{key}={value}"))
+    for expression in (selector or {}).get("matchExpressions") or []:
+        key, operator = expression.get("key", ""), expression.get("operator", "")
+        values = ",".join(sorted(expression.get("values") or []))
+        text = {
+            "In": f"{key} in ({values})",
+            "NotIn": f"{key} notin ({values})",
+            "Exists": key,
+            "DoesNotExist": f"!{key}",
+        }.get(operator, key)
+        found.append((key, text))
+    return sorted(found, key=lambda item: item[0])
+
+
+def selector_string(selector: Obj | None) -> str:
+    """``LabelSelectorAsSelector(s).String()``: ``app=nginx,tier in (a,b)``; empty for none."""
+    return ",".join(text for _, text in _requirements(selector))
+
+
+def format_label_selector(selector: Obj | None) -> str:
+    """``metav1.FormatLabelSelector``: like selector_string, ``<none>`` when empty."""
+    return selector_string(selector) or "<none>"
+
+
+def layout_container_cells(containers: Sequence[Obj]) -> tuple[str, str]:
+    """``layoutContainerCells``: names and images, comma-separated."""
+    return ",".join(c.get("name", "") for c in containers), ",".join(
+        c.get("image", "") for c in containers
+    )
+
+
+def _template_containers(obj: Obj) -> list[Obj]:
+    return (((_spec(obj).get("template") or {}).get("spec")) or {}).get("containers") or []
+
+
+def _age(obj: Obj, now: datetime) -> str:
+    return translate_timestamp_since(_metadata(obj).get("creationTimestamp"), now)
+
+
+# --- kubectl get ------------------------------------------------------------------------
+
+
+def print_deployment(deployment: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printDeployment: READY ready/desired, UP-TO-DATE, AVAILABLE, AGE."""
+    status = _status(deployment)
+    cells = {
+        "NAME": _metadata(deployment).get("name", ""),
+        "READY": f"{int(status.get('readyReplicas') or 0)}/{_replicas(deployment)}",
+        "UP-TO-DATE": str(int(status.get("updatedReplicas") or 0)),
+        "AVAILABLE": str(int(status.get("availableReplicas") or 0)),
+        "AGE": _age(deployment, now),
+    }
+    if wide:
+        names, images = layout_container_cells(_template_containers(deployment))
+        cells.update(
+            CONTAINERS=names,
+            IMAGES=images,
+            SELECTOR=selector_string(_spec(deployment).get("selector")),
+        )
+    return cells
+
+
+def print_replicaset(rs: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printReplicaSet: DESIRED spec.replicas, CURRENT status.replicas, READY readyReplicas."""
+    status = _status(rs)
+    cells = {
+        "NAME": _metadata(rs).get("name", ""),
+        "DESIRED": str(_replicas(rs)),
+        "CURRENT": str(int(status.get("replicas") or 0)),
+        "READY": str(int(status.get("readyReplicas") or 0)),
+        "AGE": _age(rs, now),
+    }
+    if wide:
+        names, images = layout_container_cells(_template_containers(rs))
+        cells.update(
+            CONTAINERS=names,
+            IMAGES=images,
+            SELECTOR=format_label_selector(_spec(rs).get("selector")),
+        )
+    return cells
+
+
+def _has_condition(obj: Obj, condition_type: str) -> bool:
+    return any(
+        c.get("type") == condition_type and c.get("status") == "True"
+        for c in _status(obj).get("conditions") or []
+    )
+
+
+def job_status_cell(job: Obj) -> str:
+    """printJob's STATUS: Complete, Failed, Terminating, Suspended, FailureTarget, else Running.
+
+    A Job with only SuccessCriteriaMet (its Pods still terminating) shows Running in the
+    printer version ported here; newer printers may differ (UNCONFIRMED).
+    """
+    if _has_condition(job, "Complete"):
+        return "Complete"
+    if _has_condition(job, "Failed"):
+        return "Failed"
+    if _metadata(job).get("deletionTimestamp") is not None:
+        return "Terminating"
+    if _has_condition(job, "Suspended"):
+        return "Suspended"
+    if _has_condition(job, "FailureTarget"):
+        return "FailureTarget"
+    return "Running"
+
+
+def job_completions_cell(job: Obj) -> str:
+    """printJob's COMPLETIONS: ``succeeded/completions``; without completions ``n/1`` or
+    ``n/1 of <parallelism>``."""
+    succeeded = int(_status(job).get("succeeded") or 0)
+    completions = _spec(job).get("completions")
+    if completions is not None:
+        return f"{succeeded}/{int(completions)}"
+    parallelism = int(_spec(job).get("parallelism") or 0)
+    return f"{succeeded}/1 of {parallelism}" if parallelism > 1 else f"{succeeded}/1"
+
+
+def job_duration_cell(job: Obj, now: datetime) -> str:
+    """printJob's DURATION: empty before startTime, running time, or completion − start."""
+    started = parse_time(_status(job).get("startTime"))
+    if started is None:
+        return ""
+    completed = parse_time(_status(job).get("completionTime"))
+    return human_duration((completed or now) - started)
+
+
+def print_job(job: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printJob: NAME, STATUS, COMPLETIONS, DURATION, AGE."""
+    cells = {
+        "NAME": _metadata(job).get("name", ""),
+        "STATUS": job_status_cell(job),
+        "COMPLETIONS": job_completions_cell(job),
+        "DURATION": job_duration_cell(job, now),
+        "AGE": _age(job, now),
+    }
+    if wide:
+        names, images = layout_container_cells(_template_containers(job))
+        cells.update(
+            CONTAINERS=names,
+            IMAGES=images,
+            SELECTOR=format_label_selector(_spec(job).get("selector")),
+        )
+    return cells
+
+
+def print_statefulset(sts: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printStatefulSet: READY readyReplicas/replicas; wide adds CONTAINERS and IMAGES only."""
+    cells = {
+        "NAME": _metadata(sts).get("name", ""),
+        "READY": f"{int(_status(sts).get('readyReplicas') or 0)}/{_replicas(sts)}",
+        "AGE": _age(sts, now),
+    }
+    if wide:
+        names, images = layout_container_cells(_template_containers(sts))
+        cells.update(CONTAINERS=names, IMAGES=images)
+    return cells
+
+
+def _list_with_more(items: list[str], more: bool, count: int, maximum: int) -> str:
+    """listWithMoreString: ``a,b,c + N more...``; ``<unset>`` when empty."""
+    text = ",".join(items)
+    if more:
+        return f"{text} + {count - maximum} more..."
+    return text or "<unset>"
+
+
+def format_discovery_ports(ports: Sequence[Obj]) -> str:
+    """formatDiscoveryPorts: up to 3 port numbers (a name when no number, else ``*``)."""
+    items: list[str] = []
+    more, count = False, 0
+    for port in ports:
+        if len(items) < 3:
+            number = port.get("port")
+            items.append(
+                str(number)
+                if number is not None
+                else (port.get("name") if port.get("name") is not None else "*")
+            )
+        elif len(items) == 3:
+            more = True
+        count += 1
+    return _list_with_more(items, more, count, 3)
+
+
+def format_discovery_endpoints(endpoints: Sequence[Obj]) -> str:
+    """formatDiscoveryEndpoints: up to 3 addresses of any endpoint, ready or not."""
+    items: list[str] = []
+    more, count = False, 0
+    for endpoint in endpoints:
+        for address in endpoint.get("addresses") or []:
+            if len(items) < 3:
+                items.append(address)
+            elif len(items) == 3:
+                more = True
+            count += 1
+    return _list_with_more(items, more, count, 3)
+
+
+def print_endpointslice(eps: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printEndpointSlice: NAME, ADDRESSTYPE, PORTS, ENDPOINTS, AGE (no wide columns)."""
+    return {
+        "NAME": _metadata(eps).get("name", ""),
+        "ADDRESSTYPE": eps.get("addressType", ""),
+        "PORTS": format_discovery_ports(eps.get("ports") or []),
+        "ENDPOINTS": format_discovery_endpoints(eps.get("endpoints") or []),
+        "AGE": _age(eps, now),
+    }
+
+
+def print_pdb(pdb: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printPodDisruptionBudget: MIN AVAILABLE / MAX UNAVAILABLE (``N/A`` when unset)."""
+    spec = _spec(pdb)
+    return {
+        "NAME": _metadata(pdb).get("name", ""),
+        "MIN AVAILABLE": str(spec["minAvailable"])
+        if spec.get("minAvailable") is not None
+        else "N/A",
+        "MAX UNAVAILABLE": str(spec["maxUnavailable"])
+        if spec.get("maxUnavailable") is not None
+        else "N/A",
+        "ALLOWED DISRUPTIONS": str(int(_status(pdb).get("disruptionsAllowed") or 0)),
+        "AGE": _age(pdb, now),
+    }
+
+
+_PRINTERS = {
+    "Pod": (print_pod, POD_COLUMNS, POD_WIDE_COLUMNS),
+    "Deployment": (print_deployment, DEPLOYMENT_COLUMNS, (*DEPLOYMENT_COLUMNS, *_WIDE)),
+    "ReplicaSet": (print_replicaset, REPLICASET_COLUMNS, (*REPLICASET_COLUMNS, *_WIDE)),
+    "Job": (print_job, JOB_COLUMNS, (*JOB_COLUMNS, *_WIDE)),
+    "StatefulSet": (
+        print_statefulset,
+        STATEFULSET_COLUMNS,
+        (*STATEFULSET_COLUMNS, "CONTAINERS", "IMAGES"),
+    ),
+    "EndpointSlice": (print_endpointslice, ENDPOINTSLICE_COLUMNS, ENDPOINTSLICE_COLUMNS),
+    "PodDisruptionBudget": (print_pdb, PDB_COLUMNS, PDB_COLUMNS),
+}
+
+
+def get_table(
+    kind: str, objects: Iterable[Obj], now: datetime, *, wide: bool = False, with_kind: bool = False
+) -> str:
+    """`kubectl get <kind>` (`-o wide`): the header and one row per object, or "" for none.
+
+    ``with_kind`` prefixes names as a multi-type get does (``deployment.apps/web``).
+    """
+    printer, columns, wide_columns = _PRINTERS[kind]
+    rows = []
+    for obj in objects:
+        cells = printer(obj, now, wide=wide)
+        if with_kind:
+            cells["NAME"] = f"{RESOURCE_PREFIX[kind]}/{cells['NAME']}"
+        rows.append(list(cells.values()))
+    if not rows:
+        return ""
+    return format_table(wide_columns if wide else columns, rows)
+
+
+def get_many(
+    sections: Sequence[tuple[str, Sequence[Obj]]], now: datetime, *, wide: bool = False
+) -> str:
+    """`kubectl get pods,rs,deploy,jobs,sts` (`-o wide`): one table per kind that has objects,
+    in the order asked, names prefixed with the resource, a blank line between tables.
+
+    With a single kind the names are not prefixed (as `kubectl get pods` prints). With no
+    objects at all kubectl prints ``No resources found in default namespace.`` on stderr.
+    """
+    present = [(kind, objects) for kind, objects in sections if objects]
+    with_kind = len(sections) > 1
+    tables = [
+        get_table(kind, objects, now, wide=wide, with_kind=with_kind) for kind, objects in present
+    ]
+    return "\n".join(tables)
+
+
+def get_deployments(deployments: Iterable[Obj], now: datetime, *, wide: bool = False) -> str:
+    return get_table("Deployment", deployments, now, wide=wide)
+
+
+def get_replicasets(replica_sets: Iterable[Obj], now: datetime, *, wide: bool = False) -> str:
+    return get_table("ReplicaSet", replica_sets, now, wide=wide)
+
+
+def get_jobs(jobs: Iterable[Obj], now: datetime, *, wide: bool = False) -> str:
+    return get_table("Job", jobs, now, wide=wide)
+
+
+def get_statefulsets(sets: Iterable[Obj], now: datetime, *, wide: bool = False) -> str:
+    return get_table("StatefulSet", sets, now, wide=wide)
+
+
+def get_endpointslices(slices: Iterable[Obj], now: datetime) -> str:
+    return get_table("EndpointSlice", slices, now)
+
+
+def get_pdbs(pdbs: Iterable[Obj], now: datetime) -> str:
+    return get_table("PodDisruptionBudget", pdbs, now)
+
+
+# --- kubectl rollout status -------------------------------------------------------------
+
+
+class RolloutStatusError(Exception):
+    """A status viewer's error: kubectl prints ``error: <message>`` and exits 1."""
+
+
+def deployment_rollout_status(deployment: Obj, revision: int = 0) -> tuple[str, bool]:
+    """``DeploymentStatusViewer.Status``: (the line kubectl prints, including its ``\\n``, done)."""
+    name = _metadata(deployment).get("name", "")
+    status = _status(deployment)
+    if revision > 0:
+        current = int(
+            (
+                (_metadata(deployment).get("annotations") or {}).get(
+                    "deployment.kubernetes.io/revision"
+                )
+            )
+            or 0
+        )
+        if revision != current:
+            raise RolloutStatusError(
+                f"desired revision ({revision}) is different from the running revision ({current})"
+            )
+    if int(_metadata(deployment).get("generation") or 0) > int(
+        status.get("observedGeneration") or 0
+    ):
+        return "Waiting for deployment spec update to be observed...\n", False
+    for condition in status.get("conditions") or []:
+        if (
+            condition.get("type") == "Progressing"
+            and condition.get("reason") == "ProgressDeadlineExceeded"
+        ):
+            raise RolloutStatusError(f'deployment "{name}" exceeded its progress deadline')
+    desired = _spec(deployment).get("replicas")
+    updated = int(status.get("updatedReplicas") or 0)
+    replicas = int(status.get("replicas") or 0)
+    available = int(status.get("availableReplicas") or 0)
+    prefix = f'Waiting for deployment "{name}" rollout to finish: '
+    if desired is not None and updated < int(desired):
+        return f"{prefix}{updated} out of {int(desired)} new replicas have been updated...\n", False
+    if replicas > updated:
+        return f"{prefix}{replicas - updated} old replicas are pending termination...\n", False
+    if available < updated:
+        return f"{prefix}{available} of {updated} updated replicas are available...\n", False
+    return f'deployment "{name}" successfully rolled out\n', True
+
+
+def statefulset_rollout_status(sts: Obj) -> tuple[str, bool]:
+    """``StatefulSetStatusViewer.Status``. Reads the spec as stored: the partitioned texts
+    appear only when a rollingUpdate block was given (the API defaults partition inside it)."""
+    strategy = _spec(sts).get("updateStrategy") or {}
+    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+        raise RolloutStatusError("rollout status is only available for RollingUpdate strategy type")
+    status = _status(sts)
+    observed = int(status.get("observedGeneration") or 0)
+    if observed == 0 or int(_metadata(sts).get("generation") or 0) > observed:
+        return "Waiting for statefulset spec update to be observed...\n", False
+    desired = _spec(sts).get("replicas")
+    ready = int(status.get("readyReplicas") or 0)
+    if desired is not None and ready < int(desired):
+        return f"Waiting for {int(desired) - ready} pods to be ready...\n", False
+    updated = int(status.get("updatedReplicas") or 0)
+    rolling = strategy.get("rollingUpdate")
+    if rolling is not None:
+        partition = rolling.get("partition")
+        if (
+            desired is not None
+            and partition is not None
+            and updated < int(desired) - int(partition)
+        ):
+            wanted = int(desired) - int(partition)
+            return (
+                f"Waiting for partitioned roll out to finish: {updated} out of {wanted} new pods have been updated...\n",
+                False,
+            )
+        return f"partitioned roll out complete: {updated} new pods have been updated...\n", True
+    if status.get("updateRevision") != status.get("currentRevision"):
+        return (
+            f"waiting for statefulset rolling update to complete {updated} pods at revision {status.get('updateRevision', '')}...\n",
+            False,
+        )
+    current = int(status.get("currentReplicas") or 0)
+    return (
+        f"statefulset rolling update complete {current} pods at revision {status.get('currentRevision', '')}...\n",
+        True,
+    )
+
+
+def rollout_status_transcript(
+    kind: str, versions: Iterable[Obj], revision: int = 0
+) -> tuple[str, bool]:
+    """`kubectl rollout status` over the object versions its watch sees (one per update).
+
+    Prints the viewer's line for every version, as kubectl does, and stops at the first
+    done version. An error ends the text with ``error: <message>\\n``. Returns (text, done).
+    """
+    out: list[str] = []
+    for version in versions:
+        try:
+            line, done = (
+                deployment_rollout_status(version, revision)
+                if kind == "Deployment"
+                else statefulset_rollout_status(version)
+            )
+        except RolloutStatusError as error:
+            out.append(f"error: {error}\n")
+            return "".join(out), False
+        out.append(line)
+        if done:
+            return "".join(out), True
+    return "".join(out), False
+
+
+def resource_result(kind: str, name: str, operation: str) -> str:
+    """The name printer's line: ``deployment.apps/web scaled`` (``paused``, ``already paused``,
+    ``resumed``, ``restarted``, ``rolled back``, ``skipped rollback (...)``, ``cordoned``…)."""
+    prefix = RESOURCE_PREFIX.get(kind, kind.lower())
+    return f"{prefix}/{name} {operation}"
+
+
+# --- kubectl describe -------------------------------------------------------------------
+
+
+class _TemplateWriter:
+    """The PrefixWriter as the describers see it inside ``DescribePodTemplate``: section
+    headings (LEVEL_0) get the ``space`` prefix and container/volume names one more space,
+    exactly as describeContainers/describeVolumes do when called with space "  "."""
+
+    def __init__(self, w: PrefixWriter, space: str = "  ") -> None:
+        self._w, self._space = w, space
+
+    def write(self, level: int, text: str) -> None:
+        if level == LEVEL_0:
+            text = self._space + text
+        elif level == LEVEL_1 and text.endswith(":\n") and "\t" not in text:
+            text = " " + text
+        self._w.write(level, text)
+
+
+def describe_pod_template(w: PrefixWriter, template: Obj | None) -> None:
+    """``DescribePodTemplate``: labels, annotations, containers, volumes, node selectors and
+    tolerations of a workload's Pod template, indented under ``Pod Template:``."""
+    w.write(LEVEL_0, "Pod Template:\n")
+    if template is None:
+        w.write(LEVEL_1, "<unset>")
+        return
+    metadata, spec = template.get("metadata") or {}, template.get("spec") or {}
+    print_labels_multiline(w, "  Labels", metadata.get("labels"))
+    if metadata.get("annotations"):
+        print_annotations_multiline(w, "  Annotations", metadata["annotations"])
+    if spec.get("serviceAccountName"):
+        w.write(LEVEL_1, f"Service Account:\t{spec['serviceAccountName']}\n")
+    spaced = _TemplateWriter(w)
+    if spec.get("initContainers"):
+        describe_containers(spaced, "Init Containers", spec["initContainers"], [], {})  # type: ignore[arg-type]
+    describe_containers(spaced, "Containers", spec.get("containers") or [], [], {})  # type: ignore[arg-type]
+    describe_volumes(spaced, spec.get("volumes") or [])  # type: ignore[arg-type]
+    if spec.get("priorityClassName"):
+        w.write(LEVEL_1, f"Priority Class Name:\t{spec['priorityClassName']}\n")
+    print_labels_multiline(w, "  Node-Selectors", spec.get("nodeSelector"))
+    print_pod_tolerations_multiline(w, "  Tolerations", spec.get("tolerations"))
+
+
+def events_of_object(obj: Obj, kind: str, events: Iterable[Obj]) -> list[Obj]:
+    """The events whose involvedObject is this object (searchEvents)."""
+    metadata = _metadata(obj)
+    found = []
+    for event in events:
+        involved = event.get("involvedObject") or {}
+        if (
+            involved.get("kind") == kind
+            and involved.get("name") == metadata.get("name")
+            and involved.get("namespace", "default") == metadata.get("namespace", "default")
+            and (not metadata.get("uid") or involved.get("uid") in (None, metadata.get("uid")))
+        ):
+            found.append(event)
+    return found
+
+
+def _controlled_by(obj: Obj) -> str:
+    for owner in _metadata(obj).get("ownerReferences") or []:
+        if owner.get("controller"):
+            return f"{owner.get('kind', '')}/{owner.get('name', '')}"
+    return ""
+
+
+def _conditions_table(w: PrefixWriter, obj: Obj) -> None:
+    conditions = _status(obj).get("conditions") or []
+    if conditions:
+        w.write(LEVEL_0, "Conditions:\n  Type\tStatus\tReason\n")
+        w.write(LEVEL_1, "----\t------\t------\n")
+        for condition in conditions:
+            w.write(
+                LEVEL_1,
+                f"{condition.get('type', '')} \t{condition.get('status', '')}\t{condition.get('reason', '')}\n",
+            )
+
+
+def pod_status_counts(owner: Obj, pods: Iterable[Obj]) -> tuple[int, int, int, int]:
+    """``getPodStatusForController``: (Running, Waiting=Pending, Succeeded, Failed) of the
+    Pods whose controller is ``owner``."""
+    uid = _metadata(owner).get("uid")
+    counts = {"Running": 0, "Pending": 0, "Succeeded": 0, "Failed": 0}
+    for pod in pods:
+        ref = next(
+            (r for r in _metadata(pod).get("ownerReferences") or [] if r.get("controller")), None
+        )
+        if ref is None or ref.get("uid") != uid:
+            continue
+        phase = _status(pod).get("phase")
+        if phase in counts:
+            counts[phase] += 1
+    return counts["Running"], counts["Pending"], counts["Succeeded"], counts["Failed"]
+
+
+def _replica_sets_by_labels(replica_sets: Sequence[Obj]) -> str:
+    """printReplicaSetsByLabels: ``name (status/spec replicas created)``, ``<none>``."""
+    texts = [
+        f"{_metadata(rs).get('name', '')} ({int(_status(rs).get('replicas') or 0)}/{_replicas(rs)} replicas created)"
+        for rs in replica_sets
+    ]
+    return ", ".join(texts) or "<none>"
+
+
+def describe_deployment(
+    deployment: Obj,
+    old_rss: Sequence[Obj],
+    new_rss: Sequence[Obj],
+    events: list[Obj],
+    now: datetime,
+) -> str:
+    """``describeDeployment``: pass the Deployment's old and new ReplicaSets and its events."""
+    w = PrefixWriter()
+    metadata, spec, status = _metadata(deployment), _spec(deployment), _status(deployment)
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', 'default')}\n")
+    w.write(LEVEL_0, f"CreationTimestamp:\t{format_rfc1123z(metadata.get('creationTimestamp'))}\n")
+    print_labels_multiline(w, "Labels", metadata.get("labels"))
+    print_annotations_multiline(w, "Annotations", metadata.get("annotations"))
+    w.write(LEVEL_0, f"Selector:\t{selector_string(spec.get('selector'))}\n")
+    w.write(
+        LEVEL_0,
+        f"Replicas:\t{_replicas(deployment)} desired | {int(status.get('updatedReplicas') or 0)} updated | "
+        f"{int(status.get('replicas') or 0)} total | {int(status.get('availableReplicas') or 0)} available | "
+        f"{int(status.get('unavailableReplicas') or 0)} unavailable\n",
+    )
+    strategy = spec.get("strategy") or {}
+    w.write(LEVEL_0, f"StrategyType:\t{strategy.get('type', 'RollingUpdate')}\n")
+    w.write(LEVEL_0, f"MinReadySeconds:\t{int(spec.get('minReadySeconds') or 0)}\n")
+    rolling = strategy.get("rollingUpdate")
+    if rolling is not None:
+        w.write(
+            LEVEL_0,
+            f"RollingUpdateStrategy:\t{rolling.get('maxUnavailable', '25%')} max unavailable, {rolling.get('maxSurge', '25%')} max surge\n",
+        )
+    describe_pod_template(w, spec.get("template"))
+    _conditions_table(w, deployment)
+    if old_rss or new_rss:
+        w.write(LEVEL_0, f"OldReplicaSets:\t{_replica_sets_by_labels(old_rss)}\n")
+        w.write(LEVEL_0, f"NewReplicaSet:\t{_replica_sets_by_labels(new_rss)}\n")
+    describe_events(w, events, now)
+    return w.text()
+
+
+def describe_replicaset(rs: Obj, pods: Iterable[Obj], events: list[Obj], now: datetime) -> str:
+    """``describeReplicaSet``: pass every Pod (those it controls are counted) and its events."""
+    w = PrefixWriter()
+    metadata, spec, status = _metadata(rs), _spec(rs), _status(rs)
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', 'default')}\n")
+    w.write(LEVEL_0, f"Selector:\t{format_label_selector(spec.get('selector'))}\n")
+    print_labels_multiline(w, "Labels", metadata.get("labels"))
+    print_annotations_multiline(w, "Annotations", metadata.get("annotations"))
+    if controlled_by := _controlled_by(rs):
+        w.write(LEVEL_0, f"Controlled By:\t{controlled_by}\n")
+    w.write(
+        LEVEL_0,
+        f"Replicas:\t{int(status.get('replicas') or 0)} current / {_replicas(rs)} desired\n",
+    )
+    running, waiting, succeeded, failed = pod_status_counts(rs, pods)
+    w.write(
+        LEVEL_0,
+        f"Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n",
+    )
+    describe_pod_template(w, spec.get("template"))
+    _conditions_table(w, rs)
+    describe_events(w, events, now)
+    return w.text()
+
+
+def _cap_indexes(indexes: str, soft_limit: int = 50) -> str:
+    """capIndexesListOrNone: cut after the first comma past 50 characters, then ``...``."""
+    if not indexes:
+        return "<none>"
+    cut = indexes.find(",", soft_limit)
+    return indexes if cut < 0 else indexes[: cut + 1] + "..."
+
+
+def describe_job(job: Obj, events: list[Obj], now: datetime) -> str:
+    """``describeJob``: the Job's spec and counters (it prints no conditions), its template."""
+    w = PrefixWriter()
+    metadata, spec, status = _metadata(job), _spec(job), _status(job)
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', 'default')}\n")
+    w.write(LEVEL_0, f"Selector:\t{selector_string(spec.get('selector'))}\n")
+    print_labels_multiline(w, "Labels", metadata.get("labels"))
+    print_annotations_multiline(w, "Annotations", metadata.get("annotations"))
+    if controlled_by := _controlled_by(job):
+        w.write(LEVEL_0, f"Controlled By:\t{controlled_by}\n")
+    if spec.get("parallelism") is not None:
+        w.write(LEVEL_0, f"Parallelism:\t{int(spec['parallelism'])}\n")
+    completions = spec.get("completions")
+    w.write(
+        LEVEL_0, f"Completions:\t{int(completions) if completions is not None else '<unset>'}\n"
+    )
+    if spec.get("completionMode") is not None:
+        w.write(LEVEL_0, f"Completion Mode:\t{spec['completionMode']}\n")
+    if spec.get("suspend") is not None:
+        w.write(LEVEL_0, f"Suspend:\t{'true' if spec['suspend'] else 'false'}\n")
+    if spec.get("backoffLimit") is not None:
+        w.write(LEVEL_0, f"Backoff Limit:\t{int(spec['backoffLimit'])}\n")
+    if spec.get("ttlSecondsAfterFinished") is not None:
+        w.write(LEVEL_0, f"TTL Seconds After Finished:\t{int(spec['ttlSecondsAfterFinished'])}\n")
+    started, completed = status.get("startTime"), status.get("completionTime")
+    if started:
+        w.write(LEVEL_0, f"Start Time:\t{format_rfc1123z(started)}\n")
+    if completed:
+        w.write(LEVEL_0, f"Completed At:\t{format_rfc1123z(completed)}\n")
+    if started and completed:
+        w.write(
+            LEVEL_0, f"Duration:\t{human_duration(parse_time(completed) - parse_time(started))}\n"
+        )  # type: ignore[operator]
+    if spec.get("activeDeadlineSeconds") is not None:
+        w.write(LEVEL_0, f"Active Deadline Seconds:\t{int(spec['activeDeadlineSeconds'])}s\n")
+    active, succeeded, failed = (int(status.get(k) or 0) for k in ("active", "succeeded", "failed"))
+    if status.get("ready") is None:
+        w.write(
+            LEVEL_0, f"Pods Statuses:\t{active} Active / {succeeded} Succeeded / {failed} Failed\n"
+        )
+    else:
+        w.write(
+            LEVEL_0,
+            f"Pods Statuses:\t{active} Active ({int(status['ready'])} Ready) / {succeeded} Succeeded / {failed} Failed\n",
+        )
+    if spec.get("completionMode") == "Indexed":
+        w.write(
+            LEVEL_0, f"Completed Indexes:\t{_cap_indexes(status.get('completedIndexes') or '')}\n"
+        )
+    describe_pod_template(w, spec.get("template"))
+    describe_events(w, events, now)
+    return w.text()
+
+
+def _labels_with_indent(
+    w: PrefixWriter, indent: str, title: str, labels: dict[str, str] | None
+) -> None:
+    """printLabelsMultilineWithIndent with an initial indent (``<none>`` is not indented)."""
+    w.write(LEVEL_0, f"{indent}{title}:\t")
+    if not labels:
+        w.write(LEVEL_0, "<none>\n")
+        return
+    for index, key in enumerate(sorted(labels)):
+        w.write(LEVEL_0, (f"{indent}\t" if index else "") + f"{key}={labels[key]}\n")
+
+
+def describe_statefulset(sts: Obj, pods: Iterable[Obj], events: list[Obj], now: datetime) -> str:
+    """``describeStatefulSet``: pass every Pod (those it controls are counted) and its events."""
+    w = PrefixWriter()
+    metadata, spec, status = _metadata(sts), _spec(sts), _status(sts)
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', 'default')}\n")
+    w.write(LEVEL_0, f"CreationTimestamp:\t{format_rfc1123z(metadata.get('creationTimestamp'))}\n")
+    w.write(LEVEL_0, f"Selector:\t{selector_string(spec.get('selector'))}\n")
+    print_labels_multiline(w, "Labels", metadata.get("labels"))
+    print_annotations_multiline(w, "Annotations", metadata.get("annotations"))
+    if spec.get("serviceName"):
+        w.write(LEVEL_0, f"Service Name:\t{spec['serviceName']}\n")
+    w.write(LEVEL_0, f"Pod Management Policy:\t{spec.get('podManagementPolicy', 'OrderedReady')}\n")
+    w.write(
+        LEVEL_0, f"Replicas:\t{_replicas(sts)} desired | {int(status.get('replicas') or 0)} total\n"
+    )
+    strategy = spec.get("updateStrategy") or {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"partition": 0},
+    }
+    w.write(LEVEL_0, f"Update Strategy:\t{strategy.get('type', 'RollingUpdate')}\n")
+    rolling = strategy.get("rollingUpdate")
+    if rolling is not None and rolling.get("partition") is not None:
+        w.write(LEVEL_1, f"Partition:\t{int(rolling['partition'])}\n")
+        if rolling.get("maxUnavailable") is not None:
+            w.write(LEVEL_1, f"MaxUnavailable:\t{rolling['maxUnavailable']}\n")
+    retention = spec.get("persistentVolumeClaimRetentionPolicy")
+    if retention is not None:
+        w.write(LEVEL_0, "Persistent Volume Claim Retention Policy:\n")
+        w.write(LEVEL_1, f"WhenDeleted:\t{retention.get('whenDeleted', 'Retain')}\n")
+        w.write(LEVEL_1, f"WhenScaled:\t{retention.get('whenScaled', 'Retain')}\n")
+    running, waiting, succeeded, failed = pod_status_counts(sts, pods)
+    w.write(
+        LEVEL_0,
+        f"Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n",
+    )
+    describe_pod_template(w, spec.get("template"))
+    claims = spec.get("volumeClaimTemplates") or []
+    if not claims:
+        w.write(LEVEL_0, "Volume Claims:\t<none>\n")
+    else:
+        w.write(LEVEL_0, "Volume Claims:\n")
+        for claim in claims:
+            claim_metadata, claim_spec = claim.get("metadata") or {}, claim.get("spec") or {}
+            w.write(LEVEL_1, f"Name:\t{claim_metadata.get('name', '')}\n")
+            w.write(LEVEL_1, f"StorageClass:\t{claim_spec.get('storageClassName', '')}\n")
+            _labels_with_indent(w, "  ", "Labels", claim_metadata.get("labels"))
+            _labels_with_indent(w, "  ", "Annotations", claim_metadata.get("annotations"))
+            storage = ((claim_spec.get("resources") or {}).get("requests") or {}).get("storage")
+            w.write(LEVEL_1, f"Capacity:\t{storage if storage is not None else '<default>'}\n")
+            w.write(LEVEL_1, f"Access Modes:\t[{' '.join(claim_spec.get('accessModes') or [])}]\n")
+    describe_events(w, events, now)
+    return w.text()
