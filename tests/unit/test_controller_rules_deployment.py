@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from webapp.engine.controllers.rules import deployment as d
-from webapp.engine.controllers.rules.timestamps import timestamp
+from webapp.engine.controllers.rules.timestamps import timestamp, to_seconds
 
 
 def deploy(replicas=10, surge=None, unavailable=None, strategy="RollingUpdate", **spec):
@@ -512,3 +512,36 @@ def test_scaling_event_messages():
 def test_revisions():
     sets = [rs(f"r{i}", 0, annotations={d.REVISION_ANNOTATION: str(i)}) for i in (1, 4, 2)]
     assert (d.max_revision(sets), d.last_revision(sets)) == (4, 2)
+
+
+# deployment.md "Updating a Deployment": the describe events of a 3-replica rollout, here with
+# the `from N` that current controllers add, when every new Pod becomes available at once.
+def test_the_docs_rolling_update_event_sequence():
+    dep = deploy(3, "25%", "25%")
+    sets = {
+        "old": rs("nginx-deployment-2035384211", 3, 3, created=0),
+        "new": rs("nginx-deployment-1564180365", 0, 0, created=10),
+    }
+    messages = []
+    for _ in range(20):
+        changes = d.rollout_rolling(dep, sets["new"], [sets["old"]])
+        if not changes:
+            break
+        for key, current in list(sets.items()):
+            name = current["metadata"]["name"]
+            if name in changes:
+                messages.append(d.scaling_event_message(name, d.replicas(current), changes[name]))
+                sets[key] = rs(
+                    name,
+                    changes[name],
+                    changes[name],
+                    created=to_seconds(current["metadata"]["creationTimestamp"]),
+                )
+    assert messages == [
+        "Scaled up replica set nginx-deployment-1564180365 to 1 from 0",
+        "Scaled down replica set nginx-deployment-2035384211 to 2 from 3",
+        "Scaled up replica set nginx-deployment-1564180365 to 2 from 1",
+        "Scaled down replica set nginx-deployment-2035384211 to 1 from 2",
+        "Scaled up replica set nginx-deployment-1564180365 to 3 from 2",
+        "Scaled down replica set nginx-deployment-2035384211 to 0 from 1",
+    ]

@@ -180,3 +180,39 @@ def test_events():
         "SuccessfulDelete",
         "delete Pod web-2 in StatefulSet web successful",
     )
+
+
+def _run_until_stable(spec, pods, current, update, now=100.0):
+    """Apply sync decisions as the cluster would (created Pods become Running and Ready at
+    once, deleted Pods disappear) and record the order of creations and deletions."""
+    pods = {p["metadata"]["name"]: p for p in pods}
+    order = []
+    for _ in range(50):
+        sync = s.sync_stateful_set(spec, list(pods.values()), current, update, now)
+        if not sync.create and not sync.delete:
+            return order
+        for name in sync.delete:
+            order.append(f"-{name}")
+            del pods[name]
+        for ordinal, revision in sync.create:
+            order.append(f"+web-{ordinal}")
+            pods[f"web-{ordinal}"] = pod(ordinal, revision=revision)
+    raise AssertionError("no steady state")
+
+
+# tutorials/stateful-application/basic-stateful-set.md: "Scaling Up" (web-2, web-3, web-4 in
+# order), "Scaling Down" (web-4 then web-3) and "Rolling Update" (web-2, web-1, web-0).
+def test_the_tutorial_sequences():
+    two = [pod(0), pod(1)]
+    assert _run_until_stable(sts(5), two, REV1, REV1) == ["+web-2", "+web-3", "+web-4"]
+    five = [pod(i) for i in range(5)]
+    assert _run_until_stable(sts(3), five, REV1, REV1) == ["-web-4", "-web-3"]
+    three = [pod(i) for i in range(3)]
+    assert _run_until_stable(sts(3), three, REV1, REV2) == [
+        "-web-2",
+        "+web-2",
+        "-web-1",
+        "+web-1",
+        "-web-0",
+        "+web-0",
+    ]
