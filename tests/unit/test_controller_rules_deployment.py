@@ -419,6 +419,9 @@ def test_reused_replica_set_keeps_its_old_revision_in_the_history():
         dep, {"metadata": {"annotations": annotations}}, 5, exists=True
     )
     assert annotations[d.REVISION_HISTORY_ANNOTATION] == "1,3"
+    # Revisions compare as numbers: 9 → 10 is an update.
+    nine = rs("web-b", 0, annotations={d.REVISION_ANNOTATION: "9"})
+    assert d.new_replica_set_annotations(dep, nine, 10, exists=True)[d.REVISION_ANNOTATION] == "10"
 
 
 def test_rollback_to_previous_revision_and_its_refusals():
@@ -545,3 +548,12 @@ def test_the_docs_rolling_update_event_sequence():
         "Scaled up replica set nginx-deployment-1564180365 to 3 from 2",
         "Scaled down replica set nginx-deployment-2035384211 to 0 from 1",
     ]
+
+
+def test_sync_kind_dispatch():
+    # deployment_controller.go syncDeployment: paused or scaling event → sync (scale only).
+    annotated = rs("web-a", 3, annotations={d.DESIRED_REPLICAS_ANNOTATION: "3"})
+    assert d.sync_kind(deploy(3), [annotated]) == "rolling"
+    assert d.sync_kind(deploy(5), [annotated]) == "scale"
+    assert d.sync_kind(deploy(3, paused=True), [annotated]) == "scale"
+    assert d.sync_kind(deploy(3, strategy="Recreate"), [annotated]) == "recreate"

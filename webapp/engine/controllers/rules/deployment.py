@@ -651,7 +651,7 @@ def new_replica_set_annotations(
     """``SetNewReplicaSetAnnotations``: the new RS's annotations after this sync.
 
     The Deployment's own annotations are copied (except ``ANNOTATIONS_TO_SKIP``); the
-    revision becomes ``new_revision`` when higher (compared as strings, as Go does), and a
+    revision becomes ``new_revision`` when higher (compared as integers), and a
     reused RS keeps its former revisions in ``revision-history``; a RS about to be created
     gets desired-replicas and max-replicas.
     """
@@ -663,7 +663,11 @@ def new_replica_set_annotations(
         annotations[key] = value
         changed = True
     old_revision = annotations.get(REVISION_ANNOTATION)
-    if (old_revision or "") < str(new_revision):
+    try:
+        old_number = int(old_revision) if old_revision else 0
+    except ValueError:
+        return annotations  # "OldRevision not int": left alone, as the controller does
+    if old_number < new_revision:
         annotations[REVISION_ANNOTATION] = str(new_revision)
         changed = True
     if old_revision is not None and changed:
@@ -1170,3 +1174,18 @@ def replica_set_create_error_condition(rs_name: str, error: str, now: float) -> 
         f'Failed to create new replica set "{rs_name}": {error}',
         now,
     )
+
+
+def sync_kind(deployment: Obj, replica_sets: Sequence[Obj]) -> str:
+    """``syncDeployment``'s dispatch after checkPausedConditions: ``"status"`` (being deleted:
+    status only), ``"scale"`` (paused, or a scaling event: ``sync``, proportional scaling
+    only), else the strategy's rollout, ``"rolling"`` or ``"recreate"``.
+
+    After every sync the Deployment's own revision annotation is set to the new RS's
+    (``SetDeploymentRevision``).
+    """
+    if (deployment.get("metadata") or {}).get("deletionTimestamp") is not None:
+        return "status"
+    if _spec(deployment).get("paused") or is_scaling_event(deployment, replica_sets):
+        return "scale"
+    return "rolling" if is_rolling_update(deployment) else "recreate"
