@@ -22,6 +22,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from webapp.engine.controllers.rules.objects import spec as _spec
+from webapp.engine.controllers.rules.objects import status as _status
 from webapp.engine.controllers.rules.timestamps import timestamp, to_seconds
 
 Obj = dict[str, Any]
@@ -112,14 +114,6 @@ def resolve_fenceposts(
     if surge == 0 and unavailable == 0:
         unavailable = 1
     return surge, unavailable
-
-
-def _spec(obj: Obj) -> Obj:
-    return obj.get("spec") or {}
-
-
-def _status(obj: Obj | None) -> Obj:
-    return (obj or {}).get("status") or {}
 
 
 def replicas(obj: Obj | None) -> int:

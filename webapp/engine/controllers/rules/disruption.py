@@ -17,6 +17,9 @@ from webapp.engine.controllers.rules.deployment import (
     get_scaled_value_from_int_or_percent,
     is_pod_ready,
 )
+from webapp.engine.controllers.rules.objects import metadata as _metadata
+from webapp.engine.controllers.rules.objects import spec as _spec
+from webapp.engine.controllers.rules.objects import status as _status
 from webapp.engine.controllers.rules.timestamps import timestamp, to_seconds
 
 Obj = dict[str, Any]
@@ -32,18 +35,6 @@ EVICTION_CONDITION = {
     "reason": "EvictionByEvictionAPI",
     "message": "Eviction API: evicting",
 }
-
-
-def _metadata(obj: Obj) -> Obj:
-    return obj.get("metadata") or {}
-
-
-def _spec(obj: Obj) -> Obj:
-    return obj.get("spec") or {}
-
-
-def _status(obj: Obj) -> Obj:
-    return obj.get("status") or {}
 
 
 def selector_matches(selector: Obj | None, labels: dict[str, str]) -> bool:

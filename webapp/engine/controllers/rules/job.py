@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.engine.controllers.rules.deployment import is_pod_ready
+from webapp.engine.controllers.rules.objects import metadata as _metadata
+from webapp.engine.controllers.rules.objects import spec as _spec
+from webapp.engine.controllers.rules.objects import status as _status
 from webapp.engine.controllers.rules.replicaset import (
     filter_active_pods,
     is_pod_terminating,
@@ -55,18 +58,6 @@ POD_FAILURE_POLICY_REASON = "PodFailurePolicy"
 
 
 # --- spec accessors with the API defaults -----------------------------------------------
-
-
-def _spec(job: Obj) -> Obj:
-    return job.get("spec") or {}
-
-
-def _status(obj: Obj) -> Obj:
-    return obj.get("status") or {}
-
-
-def _metadata(obj: Obj) -> Obj:
-    return obj.get("metadata") or {}
 
 
 def completions(job: Obj) -> int | None:

@@ -22,6 +22,8 @@ from webapp.engine.controllers.rules.deployment import (
     is_pod_ready,
     replicas,
 )
+from webapp.engine.controllers.rules.objects import metadata as _metadata
+from webapp.engine.controllers.rules.objects import status as _status
 from webapp.engine.controllers.rules.timestamps import timestamp, to_seconds
 
 Obj = dict[str, Any]
@@ -66,14 +68,6 @@ def pods_prefix(controller_name: str) -> str:
 
 
 # --- which Pods count -------------------------------------------------------------------
-
-
-def _status(obj: Obj) -> Obj:
-    return obj.get("status") or {}
-
-
-def _metadata(obj: Obj) -> Obj:
-    return obj.get("metadata") or {}
 
 
 def is_pod_active(pod: Obj) -> bool:

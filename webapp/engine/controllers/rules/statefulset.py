@@ -25,6 +25,9 @@ from webapp.engine.controllers.rules.deployment import (
     is_pod_available,
     is_pod_ready,
 )
+from webapp.engine.controllers.rules.objects import metadata as _metadata
+from webapp.engine.controllers.rules.objects import spec as _spec
+from webapp.engine.controllers.rules.objects import status as _status
 from webapp.engine.controllers.rules.timestamps import timestamp
 
 Obj = dict[str, Any]
@@ -33,18 +36,6 @@ REVISION_LABEL = "controller-revision-hash"
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 _ORDINAL = re.compile(r"^(.*)-([0-9]+)$")
-
-
-def _spec(obj: Obj) -> Obj:
-    return obj.get("spec") or {}
-
-
-def _status(obj: Obj) -> Obj:
-    return obj.get("status") or {}
-
-
-def _metadata(obj: Obj) -> Obj:
-    return obj.get("metadata") or {}
 
 
 def replicas(sts: Obj) -> int:
