@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from webapp.engine.core.timefmt import EPOCH, rfc3339, to_ms
 
 
+@lru_cache(maxsize=4096)
 def to_seconds(value: str | None) -> float | None:
-    """Virtual seconds of an API timestamp; None for an unset (zero) time."""
+    """Virtual seconds of an API timestamp; None for an unset (zero) time. Cached: rules
+    compare the same few timestamps many times (deletion ranking, sorting)."""
     if not value:
         return None
     moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
