@@ -569,3 +569,25 @@ def test_selectors():
     }
     assert k.selector_string(selector) == "app=nginx,env in (dev,prod),tier=web"
     assert k.format_label_selector({}) == "<none>"
+
+
+# polymorphichelpers/history.go DeploymentHistoryViewer.ViewHistory via `rollout history`.
+def test_rollout_history():
+    def rs(revision, cause=None):
+        annotations = {"deployment.kubernetes.io/revision": str(revision)}
+        if cause:
+            annotations["kubernetes.io/change-cause"] = cause
+        return {"metadata": {"annotations": annotations}}
+
+    assert k.rollout_history(
+        "nginx-deployment",
+        [rs(3), rs(1), rs(2, "kubectl set image deployment/nginx-deployment nginx=nginx:1.161")],
+    ) == (
+        "deployment.apps/nginx-deployment \n"
+        "REVISION  CHANGE-CAUSE\n"
+        "1         <none>\n"
+        "2         kubectl set image deployment/nginx-deployment nginx=nginx:1.161\n"
+        "3         <none>\n"
+        "\n"
+    )
+    assert k.rollout_history("web", []) == "deployment.apps/web \nNo rollout history found.\n"

@@ -25,6 +25,7 @@ from webapp.kubectl.duration import human_duration
 from webapp.kubectl.events import describe_events
 from webapp.kubectl.prefix_writer import LEVEL_0, LEVEL_1, PrefixWriter
 from webapp.kubectl.tables import format_table
+from webapp.kubectl.tabwriter import describe_writer
 from webapp.kubectl.timestamps import format_rfc1123z, parse_time, translate_timestamp_since
 from webapp.kubectl.volumes import describe_volumes
 
@@ -795,3 +796,34 @@ def describe_statefulset(sts: Obj, pods: Iterable[Obj], events: list[Obj], now: 
             w.write(LEVEL_1, f"Access Modes:\t[{' '.join(claim_spec.get('accessModes') or [])}]\n")
     describe_events(w, events, now)
     return w.text()
+
+
+# --- kubectl rollout history ------------------------------------------------------------
+
+CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause"
+
+
+def rollout_history(deployment_name: str, replica_sets: Sequence[Obj]) -> str:
+    """`kubectl rollout history deployment/<name>` (DeploymentHistoryViewer.ViewHistory).
+
+    One row per revision of the Deployment's ReplicaSets, ascending, with the RS's
+    ``kubernetes.io/change-cause`` annotation or ``<none>``; printed after the name
+    printer's ``deployment.apps/<name> `` (trailing space) and followed by a blank line.
+    """
+    history: dict[int, str] = {}
+    for rs in replica_sets:
+        annotations = _metadata(rs).get("annotations") or {}
+        try:
+            revision = int(annotations.get("deployment.kubernetes.io/revision", "0"))
+        except ValueError:
+            continue
+        history[revision] = annotations.get(CHANGE_CAUSE_ANNOTATION) or "<none>"
+    if not history:
+        body = "No rollout history found."
+    else:
+        writer = describe_writer()
+        writer.write("REVISION\tCHANGE-CAUSE\n")
+        for revision in sorted(history):
+            writer.write(f"{revision}\t{history[revision]}\n")
+        body = writer.flush()
+    return f"deployment.apps/{deployment_name} \n{body}\n"
