@@ -117,6 +117,16 @@ def _age(obj: Obj, now: datetime) -> str:
 # --- kubectl get ------------------------------------------------------------------------
 
 
+def _wide_cells(obj: Obj, selector_text) -> dict[str, str]:
+    """The -o wide columns of a controller with a Pod template: CONTAINERS, IMAGES, SELECTOR."""
+    names, images = layout_container_cells(_template_containers(obj))
+    return {
+        "CONTAINERS": names,
+        "IMAGES": images,
+        "SELECTOR": selector_text(_spec(obj).get("selector")),
+    }
+
+
 def print_deployment(deployment: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
     """printDeployment: READY ready/desired, UP-TO-DATE, AVAILABLE, AGE."""
     status = _status(deployment)
@@ -128,12 +138,7 @@ def print_deployment(deployment: Obj, now: datetime, *, wide: bool = False) -> d
         "AGE": _age(deployment, now),
     }
     if wide:
-        names, images = layout_container_cells(_template_containers(deployment))
-        cells.update(
-            CONTAINERS=names,
-            IMAGES=images,
-            SELECTOR=selector_string(_spec(deployment).get("selector")),
-        )
+        cells.update(_wide_cells(deployment, selector_string))
     return cells
 
 
@@ -148,12 +153,7 @@ def print_replicaset(rs: Obj, now: datetime, *, wide: bool = False) -> dict[str,
         "AGE": _age(rs, now),
     }
     if wide:
-        names, images = layout_container_cells(_template_containers(rs))
-        cells.update(
-            CONTAINERS=names,
-            IMAGES=images,
-            SELECTOR=format_label_selector(_spec(rs).get("selector")),
-        )
+        cells.update(_wide_cells(rs, format_label_selector))
     return cells
 
 
@@ -213,12 +213,7 @@ def print_job(job: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
         "AGE": _age(job, now),
     }
     if wide:
-        names, images = layout_container_cells(_template_containers(job))
-        cells.update(
-            CONTAINERS=names,
-            IMAGES=images,
-            SELECTOR=format_label_selector(_spec(job).get("selector")),
-        )
+        cells.update(_wide_cells(job, format_label_selector))
     return cells
 
 
