@@ -84,7 +84,11 @@ NAME_RULES = {
     "ConfigMap": "dns1123_subdomain",
     "Secret": "dns1123_subdomain",
     "Service": "dns1035_label",
+    "Deployment": "dns1123_subdomain",
+    "ReplicaSet": "dns1123_subdomain",
 }
+# Kinds that own Pods through spec.template (the workloads the engine runs).
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet")
 
 
 def name_problems(value: str, rule: str) -> list[tuple[str, dict[str, Any]]]:
@@ -345,4 +349,44 @@ def rule_findings(kind: str, obj: dict[str, Any]) -> list[Finding]:
     rules = OBJECT_RULES + (POD_RULES if kind == "Pod" else ())
     if kind in NAME_RULES:
         rules += (object_name_rule(kind),)
-    return [finding for rule in rules for finding in rule(obj)]
+    findings = [finding for rule in rules for finding in rule(obj)]
+    if kind in WORKLOAD_KINDS:
+        findings.extend(workload_findings(obj))
+    return findings
+
+
+def workload_findings(obj: dict[str, Any]) -> Iterator[Finding]:
+    """``ValidateDeploymentSpec`` / ``ValidateReplicaSetSpec`` (pkg/apis/apps/validation):
+    the Pod template passes the Pod rules (paths under spec.template), its restartPolicy
+    is Always, the selector is not empty and selects the template's labels."""
+    spec = _mapping(obj.get("spec"))
+    for key in ("replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds"):
+        value = spec.get(key)
+        if _is_int(value) and value < 0:  # ValidateNonnegativeField
+            yield Finding(("spec", key), "minimum", {"minimum": 0, "value": value})
+    template = _mapping(spec.get("template"))
+    prefix: Path = ("spec", "template")
+    for rule in POD_RULES:
+        for finding in rule(template):
+            yield Finding(prefix + tuple(finding.path), finding.code, finding.params, finding.point)
+    policy = _mapping(template.get("spec")).get("restartPolicy")
+    if isinstance(policy, str) and policy in POD_RESTART_POLICIES and policy != "Always":
+        yield Finding(
+            (*prefix, "spec", "restartPolicy"), "enum", {"value": policy, "allowed": ["Always"]}
+        )
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        return  # the schema says it is required
+    match = selector.get("matchLabels")
+    expressions = selector.get("matchExpressions")
+    if not match and not expressions:
+        yield Finding(("spec", "selector"), "empty_selector", {})
+        return
+    labels = _mapping(_mapping(template.get("metadata")).get("labels"))
+    if isinstance(match, dict) and any(labels.get(k) != v for k, v in match.items()):
+        yield Finding(
+            ("spec", "template", "metadata", "labels"), "selector_mismatch",
+            {"selector": ",".join(f"{k}={v}" for k, v in match.items())},
+        )  # fmt: skip
+    if expressions:
+        yield Finding(("spec", "selector", "matchExpressions"), "not_run_yet_field", {})

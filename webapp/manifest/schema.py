@@ -26,6 +26,8 @@ SCHEMA_FILES = {
     "Service": "service-v1.json",
     "ConfigMap": "configmap-v1.json",
     "Secret": "secret-v1.json",
+    "Deployment": "deployment-apps-v1.json",
+    "ReplicaSet": "replicaset-apps-v1.json",
 }
 _QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _QUANTITY_KEYWORD = "x-playground-quantity"

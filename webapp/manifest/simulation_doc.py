@@ -19,6 +19,10 @@ Check = Callable[[Any, Path], Iterator[Finding]]
 ApplyCheck = Callable[[str], list[dict[str, Any]]]
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+# Actions on workloads (a scenario of Deployments / ReplicaSets, engine/cluster_actions.py).
+WORKLOAD_ACTIONS = ("scale", "rollout-restart", "rollout-undo", "set-image", "cordon", "uncordon")
+INT32_MAX = 2**31 - 1
+MAX_RPS = 1000
 
 # Limits (docs/architecture.md, "Limits"). A run never goes past its horizon, so every time
 # and duration of the document is at most the horizon; the default is a session's end.
@@ -165,7 +169,31 @@ def text(value: Any, path: Path) -> Iterator[Finding]:
 
 # Fields of each script action besides `at` and `action`, and which are required.
 ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
-    "delete": ({"gracePeriodSeconds": integer(0, INT64_MAX), "force": boolean}, ()),
+    "delete": (
+        {
+            "gracePeriodSeconds": integer(0, INT64_MAX),
+            "force": boolean,
+            "kind": one_of(("Pod",)),
+            "name": string,
+        },
+        (),
+    ),
+    "scale": (
+        {
+            "kind": one_of(("Deployment", "ReplicaSet")),
+            "name": string,
+            "replicas": integer(0, INT32_MAX),
+        },
+        ("name", "replicas"),
+    ),
+    "rollout-restart": ({"name": string}, ("name",)),
+    "rollout-undo": ({"name": string, "toRevision": integer(0, INT64_MAX)}, ("name",)),
+    "set-image": (
+        {"name": string, "container": string, "image": string},
+        ("name", "container", "image"),
+    ),
+    "cordon": ({"node": string}, ("node",)),
+    "uncordon": ({"node": string}, ("node",)),
     "set-probe": (
         {"container": string, "probe": one_of(PROBES), "healthy": boolean},
         ("container", "probe", "healthy"),
@@ -203,7 +231,7 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
         if not isinstance(value, dict):
             yield _wrong_type(path, "mapping", value)
             return
-        common: dict[str, Check] = {"at": seconds, "action": one_of(ACTIONS)}
+        common: dict[str, Check] = {"at": seconds, "action": one_of(ACTIONS + WORKLOAD_ACTIONS)}
         action = value.get("action")
         if not isinstance(action, str) or action not in ACTION_FIELDS:
             yield from fields(common, ("at", "action"))(
@@ -230,6 +258,10 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
             "images": map_of(image),
             "script": list_of(script_step, MAX_SCRIPT_STEPS),
             "lesson": list_of(lesson_step, MAX_LESSON_STEPS),
+            "traffic": fields(
+                {"service": string, "rps": integer(1, MAX_RPS), "propagationSeconds": seconds},
+                ("service",),
+            ),
         },
         ("metadata",),
     )
@@ -440,7 +472,7 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
     name = str((simulation.get("metadata") or {}).get("name", pod_name))
     entries = simulation.get("containers") or {}
     script = [{**step, "at": float(step["at"])} for step in simulation.get("script") or []]
-    return {
+    normalised = {
         "name": name,
         "title": _texts(simulation.get("title"), name),
         "description": _texts(simulation.get("description"), ""),
@@ -462,3 +494,6 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
             for step in simulation.get("lesson") or []
         ],
     }
+    if simulation.get("traffic"):
+        normalised["traffic"] = dict(simulation["traffic"])
+    return normalised
