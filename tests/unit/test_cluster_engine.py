@@ -1,0 +1,241 @@
+"""The multi-Pod engine (engine/cluster.py): Deployments and ReplicaSets driven by the
+controllers' rules, EndpointSlices over many Pods, and traffic through a Service."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from webapp.engine import ActionError, Simulation
+from webapp.engine.cluster import ClusterSimulation
+from webapp.kubectl import pod_columns
+from webapp.kubectl.workloads import get_deployments, get_replicasets
+from webapp.manifest import ScenarioError
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports:
+        - containerPort: 80
+        readinessProbe:
+          httpGet: {path: /, port: 80}
+          periodSeconds: 2
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+---
+apiVersion: playground/v1
+kind: Simulation
+metadata:
+  name: rolling
+traffic:
+  service: web
+  rps: 20
+script:
+- at: 30
+  action: set-image
+  name: web
+  container: nginx
+  image: nginx:1.28
+"""
+
+PRESTOP = DEPLOYMENT.replace(
+    "        readinessProbe:",
+    "        lifecycle:\n          preStop:\n            sleep: {seconds: 5}\n        readinessProbe:",
+)
+
+
+def controller_events(sim) -> list[tuple[str, str, str]]:
+    return [
+        (e["involvedObject"]["kind"], e["reason"], e["message"])
+        for e in sim.events()
+        if e["involvedObject"]["kind"] != "Pod"
+    ]
+
+
+def test_a_workload_scenario_runs_as_a_cluster_and_a_pod_scenario_does_not() -> None:
+    assert isinstance(Simulation.from_yaml(DEPLOYMENT), ClusterSimulation)
+    pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: a\n    image: nginx\n"
+    assert type(Simulation.from_yaml(pod)) is Simulation
+
+
+def test_the_deployment_creates_its_replica_set_and_pods_named_by_the_template_hash() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    sim.advance(29)
+    pods = sim.objects("Pod")
+    assert len(pods) == 3
+    rs = sim.objects("ReplicaSet")
+    assert len(rs) == 1
+    hash_ = rs[0]["metadata"]["labels"]["pod-template-hash"]
+    assert rs[0]["metadata"]["name"] == f"web-{hash_}"
+    for pod in pods:
+        name = pod["metadata"]["name"]
+        assert name.startswith(f"web-{hash_}-") and len(name) == len(f"web-{hash_}-") + 5
+        assert pod["metadata"]["ownerReferences"][0]["name"] == rs[0]["metadata"]["name"]
+        assert pod_columns(pod, sim.wall_time())["STATUS"] == "Running"
+    # replicas spread over the three default nodes
+    assert sorted(p["spec"]["nodeName"] for p in pods) == ["node-1", "node-2", "node-3"]
+    assert get_deployments(sim.objects("Deployment"), sim.wall_time()).splitlines()[1].split()[:4] == [
+        "web", "3/3", "3", "3"
+    ]  # fmt: skip
+    deployment = sim.objects("Deployment")[0]
+    conditions = {c["type"]: c for c in deployment["status"]["conditions"]}
+    assert conditions["Available"]["status"] == "True"
+    assert conditions["Progressing"]["reason"] == "NewReplicaSetAvailable"
+
+
+def test_a_rolling_update_surges_one_and_scales_the_old_replica_set_down_one_by_one() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    sim.advance(120)
+    events = controller_events(sim)
+    scaling = [m for kind, reason, m in events if reason == "ScalingReplicaSet"]
+    old, new = sorted(
+        (r["metadata"]["name"] for r in sim.objects("ReplicaSet")),
+        key=lambda n: n != scaling[0].split()[4],
+    )
+    assert scaling == [
+        f"Scaled up replica set {old} to 3",
+        f"Scaled up replica set {new} to 1",
+        f"Scaled down replica set {old} to 2 from 3",
+        f"Scaled up replica set {new} to 2 from 1",
+        f"Scaled down replica set {old} to 1 from 2",
+        f"Scaled up replica set {new} to 3 from 2",
+        f"Scaled down replica set {old} to 0 from 1",
+    ]
+    assert sum(1 for _, r, _ in events if r == "SuccessfulCreate") == 6
+    assert sum(1 for _, r, _ in events if r == "SuccessfulDelete") == 3
+    table = get_replicasets(sim.objects("ReplicaSet"), sim.wall_time())
+    assert [line.split()[:4] for line in table.splitlines()[1:]] == [
+        [old, "0", "0", "0"], [new, "3", "3", "3"]
+    ]  # fmt: skip
+    deployment = sim.objects("Deployment")[0]
+    assert deployment["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
+
+
+def test_without_prestop_a_rollout_drops_requests_and_with_a_prestop_sleep_none() -> None:
+    plain = Simulation.from_yaml(DEPLOYMENT)
+    plain.advance(29)
+    before = plain.traffic()["failed"]
+    plain.advance(120 - 29)
+    dropped = plain.traffic()["failed"] - before
+    assert dropped > 0
+    assert plain.traffic()["noEndpoints"] == before  # the drops are refused connections
+
+    slept = Simulation.from_yaml(PRESTOP)
+    slept.advance(29)
+    before = slept.traffic()["failed"]
+    slept.advance(120 - 29)
+    assert slept.traffic()["failed"] - before == 0
+    # 20 requests/s in batches every 250 ms from t=0 to t=120 inclusive: 481 batches of 5
+    assert slept.traffic()["sent"] == plain.traffic()["sent"] == 2405
+
+
+def test_a_deleted_pod_is_replaced_by_one_with_a_new_name() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.advance(20)
+    victim = sim.objects("Pod")[0]["metadata"]["name"]
+    sim.act({"action": "delete", "name": victim, "gracePeriodSeconds": 30})
+    # nginx quits on SIGTERM at once: the Pod is gone and its successor already created
+    assert sim.pod(victim) is None
+    sim.advance(60)
+    names = [p["metadata"]["name"] for p in sim.objects("Pod")]
+    assert len(names) == 3 and victim not in names
+    assert ("ReplicaSet", "SuccessfulCreate") in {(k, r) for k, r, _ in controller_events(sim)}
+
+
+def test_scale_down_then_up_and_rollout_undo() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.advance(20)
+    sim.act({"action": "scale", "name": "web", "replicas": 1})
+    sim.advance(60)
+    assert len(sim.objects("Pod")) == 1
+    sim.act({"action": "scale", "kind": "Deployment", "name": "web", "replicas": 2})
+    sim.advance(60)
+    assert len(sim.objects("Pod")) == 2
+    first_rs = sim.objects("ReplicaSet")[0]["metadata"]["name"]
+    sim.act({"action": "set-image", "name": "web", "container": "nginx", "image": "nginx:1.28"})
+    sim.advance(120)
+    sim.act({"action": "rollout-undo", "name": "web"})
+    sim.advance(120)
+    live = {p["metadata"]["labels"]["pod-template-hash"] for p in sim.objects("Pod")}
+    assert live == {first_rs.rsplit("-", 1)[1]}
+    deployment = sim.objects("Deployment")[0]
+    assert deployment["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+
+
+def test_refused_actions_change_nothing() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    sim.advance(10)
+    before = json.dumps(sim.trace(), sort_keys=True)
+    for action in (
+        {"action": "scale", "name": "nope", "replicas": 2},
+        {"action": "scale", "name": "web", "replicas": -1},
+        {"action": "delete", "name": "web-xxxxx"},
+        {"action": "set-image", "name": "web", "container": "other", "image": "x"},
+        {"action": "rollout-undo", "name": "web"},  # no history yet
+        {"action": "cordon", "node": "node-9"},
+        {"action": "fly"},
+    ):
+        with pytest.raises(ActionError):
+            sim.act(action)
+    assert json.dumps(sim.trace(), sort_keys=True) == before
+    assert sim.actions == []
+
+
+def test_runs_are_deterministic_and_replay_gives_the_same_trace() -> None:
+    one = Simulation.from_yaml(DEPLOYMENT)
+    one.advance(50)
+    one.act({"action": "delete", "name": one.objects("Pod")[0]["metadata"]["name"]})
+    one.advance(50)
+    two = Simulation.replay(one.scenario, one.actions, 100)
+    assert json.dumps(one.trace(), sort_keys=True) == json.dumps(two.trace(), sort_keys=True)
+
+
+def test_a_cordoned_node_gets_no_new_pods() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.act({"action": "cordon", "node": "node-1"})
+    sim.advance(5)
+    sim.act({"action": "scale", "name": "web", "replicas": 6})
+    sim.advance(5)
+    created = [p for p in sim.objects("Pod")]
+    assert len(created) == 6
+    assert all(p["spec"].get("nodeName") != "node-1" for p in created)
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        (lambda t: t.replace("      app: web\n  template", "      app: other\n  template"), "selector_mismatch"),
+        (lambda t: t.replace("kind: Deployment", "kind: StatefulSet"), "kind_not_run_yet"),
+        (lambda t: t.replace("replicas: 3", "replicas: -1"), "minimum"),
+    ],
+)  # fmt: skip
+def test_workloads_are_validated_at_the_door(edit, code) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        Simulation.from_yaml(edit(DEPLOYMENT))
+    if code is not None:
+        assert code in {e["code"] for e in caught.value.errors}
+    assert all(e["line"] >= 1 for e in caught.value.errors)
