@@ -94,6 +94,62 @@ spec:
 """
 
 
+# Issue 10: a 10-replica Deployment behind a Service, 20 requests/s, three rolling updates
+# in the virtual hour (target < 1 s), and a 100-Pod ReplicaSet for an hour.
+ROLLOUTS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 10
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports: [{containerPort: 80}]
+        readinessProbe:
+          httpGet: {path: /, port: 80}
+          periodSeconds: 10
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: playground/v1
+kind: Simulation
+metadata: {name: bench-rollouts}
+traffic: {service: web, rps: 20}
+script:
+- {at: 600, action: set-image, name: web, container: nginx, image: nginx:1.28}
+- {at: 1800, action: rollout-restart, name: web}
+- {at: 3000, action: rollout-undo, name: web}
+"""
+
+HUNDRED_PODS = """\
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: many}
+spec:
+  replicas: 100
+  selector: {matchLabels: {app: many}}
+  template:
+    metadata: {labels: {app: many}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        readinessProbe:
+          httpGet: {path: /, port: 80}
+          periodSeconds: 10
+"""
+
+
 def best_of(run) -> tuple[float, object]:
     best, result = float("inf"), None
     for _ in range(REPEAT):
@@ -155,6 +211,21 @@ def main() -> None:
     assert len(sim.transitions) == len(live.transitions)
     report(f"replay 1 h with {len(live.actions)} actions", seconds, sim)
     print(f"{'':34} target < 100 ms: {'met' if seconds < 0.1 else 'MISSED'}")
+    rollouts = parse_scenario(ROLLOUTS)
+    seconds, sim = best_of(lambda: one_hour(rollouts))
+    report("10 replicas, 3 rollouts, 20 rps", seconds, sim)
+    traffic = sim.traffic()
+    print(
+        f"{'':34} {traffic['sent']} requests, {traffic['failed']} failed; "
+        f"{len(sim.runs)} Pods created; target < 1 s: {'met' if seconds < 1 else 'MISSED'}"
+    )
+    many = parse_scenario(HUNDRED_PODS)
+    seconds, sim = best_of(lambda: one_hour(many))
+    report("100-Pod ReplicaSet", seconds, sim)
+    print(
+        f"{'':34} {len(sim.objects('Pod'))} Pods; target < 1 s: "
+        f"{'met' if seconds < 1 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":
