@@ -239,3 +239,98 @@ def test_workloads_are_validated_at_the_door(edit, code) -> None:
     if code is not None:
         assert code in {e["code"] for e in caught.value.errors}
     assert all(e["line"] >= 1 for e in caught.value.errors)
+
+
+def test_rollout_status_reads_the_deployment_versions_as_kubectl_would() -> None:
+    from webapp.kubectl.workloads import rollout_status_transcript
+
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    sim.advance(29.5)
+    sim.advance(120)
+    versions = [obj for t, obj in sim.deployment_versions["web"] if t >= 30]
+    text, done = rollout_status_transcript("Deployment", versions)
+    assert done
+    lines = list(dict.fromkeys(text.splitlines()))  # kubectl repeats a line per watch event
+    prefix = 'Waiting for deployment "web" rollout to finish: '
+    assert lines[0] == "Waiting for deployment spec update to be observed..." or lines[
+        0
+    ].startswith(prefix)
+    assert f"{prefix}1 out of 3 new replicas have been updated..." in lines
+    assert f"{prefix}2 out of 3 new replicas have been updated..." in lines
+    assert f"{prefix}1 old replicas are pending termination..." in lines
+    assert lines[-1] == 'deployment "web" successfully rolled out'
+
+
+BAD_IMAGE = (
+    DEPLOYMENT.split("---\napiVersion: playground")[0].replace(
+        "  replicas: 3\n", "  replicas: 3\n  progressDeadlineSeconds: 60\n"
+    )
+    + """---
+apiVersion: playground/v1
+kind: Simulation
+metadata:
+  name: stuck
+images:
+  nginx:9.99: {exists: false}
+script:
+- {at: 30, action: set-image, name: web, container: nginx, image: "nginx:9.99"}
+"""
+)
+
+
+def test_a_rollout_stuck_on_a_bad_image_exceeds_its_progress_deadline_and_undo_recovers() -> None:
+    sim = Simulation.from_yaml(BAD_IMAGE)
+    sim.advance(80)
+    progressing = {c["type"]: c for c in sim.objects("Deployment")[0]["status"]["conditions"]}
+    assert progressing["Progressing"]["status"] == "True"
+    sim.advance(30)
+    deployment = sim.objects("Deployment")[0]
+    progressing = {c["type"]: c for c in deployment["status"]["conditions"]}["Progressing"]
+    assert (progressing["status"], progressing["reason"]) == ("False", "ProgressDeadlineExceeded")
+    assert progressing["message"].endswith("has timed out progressing.")
+    # maxUnavailable 25 % of 3 rounds down to 0: the three old Pods keep serving
+    assert (
+        sum(1 for p in sim.objects("Pod") if pod_columns(p, sim.wall_time())["READY"] == "1/1") == 3
+    )
+    statuses = {pod_columns(p, sim.wall_time())["STATUS"] for p in sim.objects("Pod")}
+    assert statuses & {"ImagePullBackOff", "ErrImagePull"}
+    sim.act({"action": "rollout-undo", "name": "web"})
+    sim.advance(60)
+    assert len(sim.objects("Pod")) == 3
+    assert all(p["spec"]["containers"][0]["image"] == "nginx:1.27" for p in sim.objects("Pod"))
+    progressing = {c["type"]: c for c in sim.objects("Deployment")[0]["status"]["conditions"]}
+    assert progressing["Progressing"]["reason"] == "NewReplicaSetAvailable"
+
+
+def test_recreate_stops_every_old_pod_before_the_new_replica_set_scales_up() -> None:
+    text = DEPLOYMENT.replace("  replicas: 3\n", "  replicas: 3\n  strategy: {type: Recreate}\n")
+    sim = Simulation.from_yaml(text)
+    sim.advance(120)
+    scaling = [m for _, r, m in controller_events(sim) if r == "ScalingReplicaSet"]
+    assert [(m.split()[1], m.split()[4], m.split()[6:]) for m in scaling] == [
+        ("up", "web-566969f775", ["3"]),
+        ("down", "web-566969f775", ["0", "from", "3"]),
+        ("up", scaling[2].split()[4], ["3"]),
+    ]
+    assert scaling[2].split()[4] != "web-566969f775"
+    # with nothing serving between the two, requests go to no endpoint for a while
+    assert sim.traffic()["noEndpoints"] > 165
+
+
+def test_rollout_restart_makes_a_new_replica_set_with_the_restarted_at_annotation() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.advance(20)
+    sim.act({"action": "rollout-restart", "name": "web"})
+    sim.advance(120)
+    rss = sim.objects("ReplicaSet")
+    assert len(rss) == 2
+    newest = max(
+        rss, key=lambda r: r["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+    )
+    annotations = newest["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["kubectl.kubernetes.io/restartedAt"] == "2026-01-01T00:00:20Z"
+    assert all(
+        p["metadata"]["labels"]["pod-template-hash"]
+        == newest["metadata"]["labels"]["pod-template-hash"]
+        for p in sim.objects("Pod")
+    )

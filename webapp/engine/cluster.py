@@ -137,6 +137,10 @@ class ClusterSimulation:
         self.deployments: dict[str, dict] = {}
         self.replica_sets: dict[str, dict] = {}
         self._slices: dict[str, dict] = {}
+        self._slice_created: dict[str, str] = {}
+        # (t, object) per Deployment each time it changed: what `kubectl rollout status` and
+        # `get -w` would have received
+        self.deployment_versions: dict[str, list[tuple[float, dict]]] = {}
         self._sync_due: set[int] = set()
         self._syncing = False
         self.focus_name: str | None = None
@@ -279,8 +283,15 @@ class ClusterSimulation:
                 if not changed:
                     break
             self._update_endpoints()
+            self._record_versions()
         finally:
             self._syncing = False
+
+    def _record_versions(self) -> None:
+        for name, deployment in self.deployments.items():
+            versions = self.deployment_versions.setdefault(name, [])
+            if not versions or versions[-1][1] != deployment:
+                versions.append((self.now, copy.deepcopy(deployment)))
 
     def _update_endpoints(self) -> None:
         if not self.services:
@@ -288,6 +299,8 @@ class ClusterSimulation:
         pods = [run.pod() for run in self.live_runs()]
         for name, service in self.services.items():
             new = endpoint_slice_for_pods(service, [p for p in pods if p is not None])
+            created = self._slice_created.setdefault(name, rfc3339(self.clock.now_ms))
+            new["metadata"]["creationTimestamp"] = created
             if self._slices.get(name) != new:
                 self._slices[name] = new
                 if self.traffic_client is not None:
