@@ -131,7 +131,6 @@ class ClusterSimulation:
         self.nodes_by_name = {
             n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
         }
-        self.checkpoints = None
         self.runs: dict[str, PodRun] = {}  # every Pod ever created, in creation order
         self.dirty: dict[str, PodRun] = {}  # Pods whose object must be rebuilt
         self.deployments: dict[str, dict] = {}
@@ -362,7 +361,19 @@ class ClusterSimulation:
     @classmethod
     def replay(cls, scenario: Any, actions: list[dict], until: float, seed: int = 0,
                horizon: float = DEFAULT_HORIZON_SECONDS, checkpoints: Any = None) -> ClusterSimulation:  # fmt: skip
-        return Simulation.replay(scenario, actions, until, seed=seed, horizon=horizon)
+        """Rebuild by re-running from t=0 with each logged action at its time (a cluster
+        run has no checkpoints yet: ``checkpoints`` is ignored, and the run has no
+        ``checkpoints`` attribute, so a session seeks by replay)."""
+        sim = cls(scenario, seed=seed, horizon=horizon)
+        until_ms = min(to_ms(until), sim.horizon_ms)
+        for action in actions:
+            at_ms = to_ms(action.get("at", 0))
+            if at_ms > until_ms:
+                break
+            sim._run_until(at_ms)
+            sim.act({k: v for k, v in action.items() if k != "at"})
+        sim._run_until(until_ms)
+        return sim
 
     # -- actions --------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ FIELDS = {
     "cordon": ("node",),
     "uncordon": ("node",),
     "apply": ("yaml",),
+    "focus": ("name",),
 }
 
 
@@ -74,7 +75,7 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
                           f"Unknown action {_shown(word)}; expected one of {', '.join(FIELDS)}.")  # fmt: skip
     extra = [k for k in action if k not in ("action", *FIELDS[word])]
     if extra:
-        raise ActionError("unknown_field", {"field": str(extra[0])[:60]},
+        raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
                           f"{word} takes no field {_shown(extra[0])}.")  # fmt: skip
     checked = dict(action)
     if word == "delete":
@@ -129,6 +130,11 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             raise ActionError("unknown_node", {"node": node}, f'nodes "{node}" not found')
     elif word == "apply":
         checked["_objects"] = _checked_apply(sim, action)
+    elif word == "focus":
+        name = _string(action, "name")
+        if name not in sim.runs:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": name},
+                              f'pods "{name}" not found')  # fmt: skip
     return checked
 
 
@@ -205,6 +211,9 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
     elif word == "apply":
         for obj in action["_objects"]:
             _apply_one(sim, obj)
+    elif word == "focus":
+        sim.focus(action["name"])
+        return
     sim.sync()
 
 

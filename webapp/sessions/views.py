@@ -18,10 +18,12 @@ from collections import OrderedDict
 from typing import Any
 
 from webapp import kubectl
+from webapp.kubectl import workloads as kubectl_workloads
 from webapp.sessions.wire import Fragments, encode
 
 # The parts of `state` whose JSON text is kept between ticks (webapp.sessions.wire).
-CACHED_KEYS = ("pod", "events", "endpointSlices", "nodes", "views")
+CACHED_KEYS = ("pod", "events", "endpointSlices", "nodes", "views", "cluster")
+TRAFFIC_SECONDS = 120  # the page's requests/s chart: the last two minutes
 LOG_TAIL = 200  # `kubectl logs --tail=200`: the page shows the end of each log
 
 
@@ -83,9 +85,18 @@ class StateCache:
         self.nodes: list[dict[str, Any]] = []
         self.views: dict[str, Any] = {}  # replaced, never changed in place
         self._logs_key: Any = None
+        self.cluster: dict[str, Any] | None = None  # a workload scenario's objects and traffic
+        self._cluster_key: Any = None
 
     def refresh(self, wall_now: float | None = None) -> None:
         """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
+        if hasattr(self.sim, "objects"):
+            if self.sim.focus_name != (self.cluster or {}).get("focus"):
+                # another Pod drives the single-Pod views: read and render them anew
+                self._transitions_seen = self._versions_seen = self._versions_rendered = -1
+                self._views_stale = True
+                self._logs_key = None
+            self._read_cluster()
         revision = getattr(self.sim, "revision", None)  # moves with a longer probe run too
         seen = len(self.sim.transitions) if revision is None else revision
         if seen != self._transitions_seen:
@@ -129,6 +140,18 @@ class StateCache:
             self.fragments.put("pod", self.pod, encode(self.pod))
             self._views_stale = True
 
+    def _read_cluster(self) -> None:
+        """A workload scenario's part of `state` (docs/internals.md, "cluster"), built again
+        when the run moved (any Pod, not only the focus one, may have changed)."""
+        sim = self.sim
+        key = (sim.clock.processed, sim.now_ms, sim.focus_name, len(sim.actions))
+        if key == self._cluster_key:
+            return
+        self._cluster_key = key
+        value = cluster_state(sim)
+        if self._keep("cluster", value):
+            self.cluster = value
+
     def _render_views(self) -> None:
         sim, pod = self.sim, self.pod
         now = sim.wall_time()
@@ -157,7 +180,7 @@ class StateCache:
         if key == self._logs_key and previous is not None:
             return previous
         self._logs_key = key
-        written = pod or sim.scenario.pod
+        written = pod or sim.scenario.pod or {}
         spec = written.get("spec") or {}
         pod_name = (written.get("metadata") or {}).get("name", "")
         names = [c["name"] for k in ("initContainers", "containers") for c in spec.get(k) or []]
@@ -182,4 +205,58 @@ class StateCache:
             "nodes": self.nodes,
             "views": self.views,
             "stage": stage_of(self.sim.transitions),
+            **({"cluster": self.cluster} if self.cluster is not None else {}),
         }
+
+
+def _owner(obj: dict[str, Any]) -> dict[str, str] | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return {"kind": ref.get("kind", ""), "name": ref.get("name", "")}
+    return None
+
+
+def cluster_state(sim: Any) -> dict[str, Any]:
+    """Every Pod (name, node, owner and its `kubectl get pods` cells) for the cluster strip,
+    the workloads, the traffic counts (the last TRAFFIC_SECONDS per second) and the kubectl
+    views of the cluster, rendered here so the page never re-derives them."""
+    now = sim.wall_time()
+    pods = sim.objects("Pod")
+    deployments = sim.objects("Deployment")
+    replica_sets = sim.objects("ReplicaSet")
+    slices = sim.objects("EndpointSlice")
+    traffic = sim.traffic()
+    if traffic is not None:
+        traffic = dict(traffic, perSecond=traffic["perSecond"][-TRAFFIC_SECONDS:])
+    rollout = {}
+    for deployment in deployments:
+        name = deployment["metadata"]["name"]
+        try:
+            line, _done = kubectl_workloads.deployment_rollout_status(deployment)
+        except kubectl_workloads.RolloutStatusError as error:
+            line = f"error: {error}\n"
+        rollout[name] = line
+    return {
+        "focus": sim.focus_name,
+        "pods": [
+            {
+                "name": pod["metadata"]["name"],
+                "node": (pod.get("spec") or {}).get("nodeName"),
+                "owner": _owner(pod),
+                "columns": kubectl.pod_columns(pod, now),
+            }
+            for pod in pods
+        ],
+        "deployments": deployments,
+        "replicaSets": replica_sets,
+        "traffic": traffic,
+        "views": {
+            "get": kubectl_workloads.get_many(
+                [("Pod", pods), ("ReplicaSet", replica_sets), ("Deployment", deployments)],
+                now,
+                wide=True,
+            ),
+            "endpointslices": kubectl_workloads.get_endpointslices(slices, now),
+            "rolloutStatus": rollout,
+        },
+    }

@@ -1,0 +1,92 @@
+"""The Socket.IO contract for a workload scenario: the same snapshot/tick as for a Pod, plus
+`cluster` (every Pod, the workloads, the traffic, the kubectl views), and the `focus` action
+that picks which Pod the single-Pod views show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask_socketio import SocketIOTestClient
+
+from webapp import create_app, socketio_of
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLLING = (ROOT / "scenarios" / "workloads" / "rolling-update.yaml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    yield create_app(
+        {
+            "TESTING": True,
+            "PLAYGROUND_DB": str(tmp_path / "links.sqlite3"),
+            "SESSION_SCHEDULER": False,
+        }
+    )
+
+
+@pytest.fixture
+def client(app: Flask) -> SocketIOTestClient:
+    client = socketio_of(app).test_client(app)
+    client.get_received()
+    return client
+
+
+def one(client: SocketIOTestClient, name: str) -> dict[str, Any]:
+    messages = client.get_received()
+    assert [m["name"] for m in messages] == [name], messages
+    return messages[0]["args"][0]
+
+
+def test_a_workload_scenario_joins_and_shows_every_pod(client: SocketIOTestClient) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    snapshot = one(client, "snapshot")
+    cluster = snapshot["cluster"]
+    assert len(cluster["pods"]) == 3
+    assert cluster["focus"] == cluster["pods"][0]["name"]
+    assert snapshot["pod"]["metadata"]["name"] == cluster["focus"]
+    assert {p["owner"]["kind"] for p in cluster["pods"]} == {"ReplicaSet"}
+    client.emit("clock", {"op": "seek", "value": 120})
+    later = one(client, "snapshot")["cluster"]
+    assert [p["columns"]["STATUS"] for p in later["pods"]] == ["Running"] * 3
+    assert later["views"]["rolloutStatus"] == {"web": 'deployment "web" successfully rolled out\n'}
+    assert "deployment.apps/web" in later["views"]["get"]
+    assert later["traffic"]["failed"] > later["traffic"]["noEndpoints"]
+    assert later["traffic"]["perSecond"][-1][0] == 120
+
+
+def test_focus_switches_the_single_pod_views_and_survives_a_seek(
+    client: SocketIOTestClient,
+) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    one(client, "snapshot")
+    client.emit("clock", {"op": "seek", "value": 20})
+    pods = one(client, "snapshot")["cluster"]["pods"]
+    other = pods[2]["name"]
+    client.emit("act", {"action": "focus", "name": other})
+    snapshot = one(client, "snapshot")
+    assert snapshot["cluster"]["focus"] == other
+    assert snapshot["pod"]["metadata"]["name"] == other
+    assert snapshot["transitions"][0]["object"] == f"Pod/{other}"
+    client.emit("clock", {"op": "seek", "value": 25})
+    assert one(client, "snapshot")["cluster"]["focus"] == other
+    client.emit("act", {"action": "focus", "name": "nope"})
+    refused = one(client, "error")
+    assert refused["code"] == "action_refused"
+
+
+def test_scale_over_the_wire_and_a_pod_scenario_refuses_it(client: SocketIOTestClient) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    one(client, "snapshot")
+    client.emit("act", {"action": "scale", "name": "web", "replicas": 5})
+    tick = one(client, "tick")
+    assert len(tick["cluster"]["pods"]) == 5
+    client.emit("join", {"scenario": "plain-pod"})
+    snapshot = one(client, "snapshot")
+    assert "cluster" not in snapshot
+    client.emit("act", {"action": "scale", "name": "web", "replicas": 5})
+    assert one(client, "error")["code"] == "action_refused"
