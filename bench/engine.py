@@ -150,6 +150,23 @@ spec:
 """
 
 
+HUNDRED_POD_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch}
+spec:
+  completions: 100
+  parallelism: 100
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: work
+        image: busybox:1.36
+        command: ["sh", "-c", "sleep 30"]
+"""
+
+
 def best_of(run) -> tuple[float, object]:
     best, result = float("inf"), None
     for _ in range(REPEAT):

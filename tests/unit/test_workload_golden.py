@@ -15,7 +15,12 @@ import pytest
 
 from webapp.engine import Simulation
 from webapp.kubectl import pod_columns
-from webapp.kubectl.workloads import get_deployments, get_endpointslices, get_replicasets
+from webapp.kubectl.workloads import (
+    get_deployments,
+    get_endpointslices,
+    get_jobs,
+    get_replicasets,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden" / "workloads"
@@ -35,6 +40,7 @@ def golden_trace(text: str) -> dict:
             "replicasets": get_replicasets(sim.objects("ReplicaSet"), now),
             "pods": [pod_columns(p, now) for p in sim.objects("Pod")],
             "endpointslices": get_endpointslices(sim.objects("EndpointSlice"), now),
+            "jobs": get_jobs(sim.objects("Job"), now),
         },
         "events": [
             {

@@ -25,10 +25,12 @@ from webapp.engine.actions import ActionError
 from webapp.engine.api.events import EventRecorder, ObjectReference
 from webapp.engine.apiserver.defaults import apply_pod_defaults
 from webapp.engine.controllers import deployment as deployment_controller
+from webapp.engine.controllers import job as job_controller
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.controllers.rules import deployment as deployment_rules
+from webapp.engine.controllers.rules import job as job_rules
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
 from webapp.engine.kubelet.images import ImageRegistry
@@ -135,6 +137,8 @@ class ClusterSimulation:
         self.dirty: dict[str, PodRun] = {}  # Pods whose object must be rebuilt
         self.deployments: dict[str, dict] = {}
         self.replica_sets: dict[str, dict] = {}
+        self.jobs: dict[str, dict] = {}
+        self.job_backoff: dict[str, job_rules.BackoffRecord] = {}
         self._slices: dict[str, dict] = {}
         self._slice_created: dict[str, str] = {}
         # (t, object) per Deployment each time it changed: what `kubectl rollout status` and
@@ -167,6 +171,9 @@ class ClusterSimulation:
         metadata["generation"] = 1
         metadata["creationTimestamp"] = rfc3339(self.clock.now_ms)
         spec = obj.setdefault("spec", {})
+        if obj["kind"] == "Job":
+            self._create_job(obj)
+            return
         spec.setdefault("replicas", 1)
         template = spec.setdefault("template", {})
         defaulted = apply_pod_defaults({"metadata": template.get("metadata") or {},
@@ -186,6 +193,57 @@ class ClusterSimulation:
         else:
             obj["status"] = {"replicas": 0}
             self.replica_sets[metadata["name"]] = obj
+
+    def _create_job(self, job: dict) -> None:
+        """``SetDefaults_Job`` and the Job strategy's generated selector and labels."""
+        spec = job["spec"]
+        if spec.get("completions") is None and spec.get("parallelism") is None:
+            spec["completions"] = 1
+        spec.setdefault("parallelism", 1)
+        spec.setdefault("backoffLimit", job_rules.backoff_limit(job))
+        spec.setdefault("completionMode", "NonIndexed")
+        spec.setdefault("suspend", False)
+        spec.setdefault("podReplacementPolicy", job_rules.pod_replacement_policy(job))
+        template = spec.setdefault("template", {})
+        generated = job_rules.generate_selector(job)
+        if spec.get("selector") is None:
+            spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid":
+                                                job["metadata"]["uid"]}}  # fmt: skip
+            spec["manualSelector"] = False
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        labels.update(generated)
+        template["metadata"] = {**(template.get("metadata") or {}), "labels": labels}
+        defaulted = apply_pod_defaults({"metadata": template["metadata"],
+                                        "spec": template.get("spec") or {}})  # fmt: skip
+        template["spec"] = defaulted["spec"]
+        job["metadata"].setdefault("labels", {}).update(
+            {k: v for k, v in generated.items() if k.startswith("batch.")}
+        )
+        job["status"] = {}
+        self.jobs[job["metadata"]["name"]] = job
+
+    def delete_job(self, job: dict) -> None:
+        """The ttl-after-finished controller's delete (background propagation: the Pods go)."""
+        uid = job["metadata"]["uid"]
+        self.jobs.pop(job["metadata"]["name"], None)
+        for run in list(self.runs.values()):
+            if not run.pod_removed and _owner_uid(run.pod_object_dict) == uid:
+                run.delete_pod(None, cause=f"Job {job['metadata']['name']} deleted")
+        self._flush_pods()
+
+    def remove_finalizer(self, pod_name: str, finalizer: str) -> None:
+        run = self.runs.get(pod_name)
+        if run is None or run.pod_removed:
+            return
+        metadata = run.pod_object_dict["metadata"]
+        finalizers = [f for f in metadata.get("finalizers") or [] if f != finalizer]
+        if finalizers != (metadata.get("finalizers") or []):
+            run.pod_object_dict = {**run.pod_object_dict, "metadata": {**metadata}}
+            if finalizers:
+                run.pod_object_dict["metadata"]["finalizers"] = finalizers
+            else:
+                run.pod_object_dict["metadata"].pop("finalizers", None)
+            run.mark_dirty()
 
     # -- the objects ----------------------------------------------------------------------
 
@@ -277,6 +335,9 @@ class ClusterSimulation:
                     replicaset_controller.sync_replica_set(self, rs)
                 self._flush_pods()
                 changed = False
+                for job in list(self.jobs.values()):
+                    job_controller.sync_job(self, job)
+                self._flush_pods()
                 for deployment in list(self.deployments.values()):
                     changed |= deployment_controller.sync_deployment(self, deployment)
                 if not changed:
@@ -422,6 +483,8 @@ class ClusterSimulation:
             return [copy.deepcopy(d) for d in self.deployments.values()]
         if kind == "ReplicaSet":
             return [copy.deepcopy(r) for r in self.replica_sets.values()]
+        if kind == "Job":
+            return [copy.deepcopy(j) for j in self.jobs.values()]
         if kind == "EndpointSlice":
             return self.endpoint_slices()
         if kind == "Node":
@@ -480,6 +543,7 @@ class ClusterSimulation:
         return {
             "deployments": self.objects("Deployment"),
             "replicaSets": self.objects("ReplicaSet"),
+            "jobs": self.objects("Job"),
             "pods": {
                 name: {"pod": run.pod(), "transitions": run.transitions}
                 for name, run in self.runs.items()

@@ -28,6 +28,7 @@ SCHEMA_FILES = {
     "Secret": "secret-v1.json",
     "Deployment": "deployment-apps-v1.json",
     "ReplicaSet": "replicaset-apps-v1.json",
+    "Job": "job-batch-v1.json",
 }
 _QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _QUANTITY_KEYWORD = "x-playground-quantity"

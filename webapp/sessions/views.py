@@ -224,6 +224,7 @@ def cluster_state(sim: Any) -> dict[str, Any]:
     pods = sim.objects("Pod")
     deployments = sim.objects("Deployment")
     replica_sets = sim.objects("ReplicaSet")
+    jobs = sim.objects("Job")
     slices = sim.objects("EndpointSlice")
     traffic = sim.traffic()
     if traffic is not None:
@@ -249,10 +250,16 @@ def cluster_state(sim: Any) -> dict[str, Any]:
         ],
         "deployments": deployments,
         "replicaSets": replica_sets,
+        "jobs": jobs,
         "traffic": traffic,
         "views": {
             "get": kubectl_workloads.get_many(
-                [("Pod", pods), ("ReplicaSet", replica_sets), ("Deployment", deployments)],
+                [
+                    ("Pod", pods),
+                    ("ReplicaSet", replica_sets),
+                    ("Deployment", deployments),
+                    ("Job", jobs),
+                ],
                 now,
                 wide=True,
             ),
