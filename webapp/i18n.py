@@ -283,8 +283,8 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
     },
     "rollback": {"en": "error: {message}", "zh": "错误：{message}"},
     "apply_kind": {
-        "en": "In a workload scenario apply takes Deployments and ReplicaSets, not {kind}.",
-        "zh": "在工作负载场景中，apply 只接受 Deployment 和 ReplicaSet，不接受 {kind}。",
+        "en": "In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.",
+        "zh": "在工作负载场景中，apply 只接受 Deployment、ReplicaSet 和 StatefulSet，不接受 {kind}。",
     },
     "immutable_selector": {
         "en": '{kind} "{name}": spec.selector is immutable.',

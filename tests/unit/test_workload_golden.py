@@ -20,6 +20,7 @@ from webapp.kubectl.workloads import (
     get_endpointslices,
     get_jobs,
     get_replicasets,
+    get_statefulsets,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +42,7 @@ def golden_trace(text: str) -> dict:
             "pods": [pod_columns(p, now) for p in sim.objects("Pod")],
             "endpointslices": get_endpointslices(sim.objects("EndpointSlice"), now),
             "jobs": get_jobs(sim.objects("Job"), now),
+            "statefulsets": get_statefulsets(sim.objects("StatefulSet"), now),
         },
         "events": [
             {

@@ -53,7 +53,9 @@ def test_a_workload_scenario_joins_and_shows_every_pod(client: SocketIOTestClien
     client.emit("clock", {"op": "seek", "value": 120})
     later = one(client, "snapshot")["cluster"]
     assert [p["columns"]["STATUS"] for p in later["pods"]] == ["Running"] * 3
-    assert later["views"]["rolloutStatus"] == {"web": 'deployment "web" successfully rolled out\n'}
+    assert later["views"]["rolloutStatus"] == {
+        "deployment/web": 'deployment "web" successfully rolled out\n'
+    }
     assert "deployment.apps/web" in later["views"]["get"]
     assert later["traffic"]["failed"] > later["traffic"]["noEndpoints"]
     assert later["traffic"]["perSecond"][-1][0] == 120

@@ -27,6 +27,7 @@ from webapp.engine.apiserver.defaults import apply_pod_defaults
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers import job as job_controller
 from webapp.engine.controllers import replicaset as replicaset_controller
+from webapp.engine.controllers import statefulset as statefulset_controller
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.controllers.rules import deployment as deployment_rules
@@ -138,6 +139,9 @@ class ClusterSimulation:
         self.deployments: dict[str, dict] = {}
         self.replica_sets: dict[str, dict] = {}
         self.jobs: dict[str, dict] = {}
+        self.stateful_sets: dict[str, dict] = {}
+        self.sts_revisions: dict[str, dict[str, dict]] = {}  # set -> revision -> template
+        self.gone: list[PodRun] = []  # Pods whose name a StatefulSet's new Pod took again
         self.job_backoff: dict[str, job_rules.BackoffRecord] = {}
         self._slices: dict[str, dict] = {}
         self._slice_created: dict[str, str] = {}
@@ -179,7 +183,13 @@ class ClusterSimulation:
         defaulted = apply_pod_defaults({"metadata": template.get("metadata") or {},
                                         "spec": template.get("spec") or {}})  # fmt: skip
         template["spec"] = defaulted["spec"]
-        if obj["kind"] == "Deployment":
+        if obj["kind"] == "StatefulSet":
+            spec.setdefault("podManagementPolicy", "OrderedReady")
+            spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
+            spec.setdefault("revisionHistoryLimit", 10)
+            obj["status"] = {"replicas": 0, "availableReplicas": 0}
+            self.stateful_sets[metadata["name"]] = obj
+        elif obj["kind"] == "Deployment":
             strategy = spec.setdefault("strategy", {})
             strategy.setdefault("type", "RollingUpdate")
             if strategy["type"] == "RollingUpdate":
@@ -284,7 +294,11 @@ class ClusterSimulation:
 
     def create_pod(self, pod: dict) -> PodRun:
         name = pod["metadata"]["name"]
-        run = PodRun(self, pod, seed=f"{self.seed}/pod/{name}")
+        earlier = self.runs.pop(name, None)
+        if earlier is not None:  # a StatefulSet's ordinal name, its former Pod gone
+            self.gone.append(earlier)
+        seed = f"{self.seed}/pod/{name}" + (f"/{len(self.gone)}" if earlier is not None else "")
+        run = PodRun(self, pod, seed=seed)
         self.runs[name] = run
         if self.focus_name is None:
             self.focus_name = name
@@ -337,6 +351,8 @@ class ClusterSimulation:
                 changed = False
                 for job in list(self.jobs.values()):
                     job_controller.sync_job(self, job)
+                for sts in list(self.stateful_sets.values()):
+                    statefulset_controller.sync_stateful_set(self, sts)
                 self._flush_pods()
                 for deployment in list(self.deployments.values()):
                     changed |= deployment_controller.sync_deployment(self, deployment)
@@ -485,6 +501,8 @@ class ClusterSimulation:
             return [copy.deepcopy(r) for r in self.replica_sets.values()]
         if kind == "Job":
             return [copy.deepcopy(j) for j in self.jobs.values()]
+        if kind == "StatefulSet":
+            return [copy.deepcopy(s) for s in self.stateful_sets.values()]
         if kind == "EndpointSlice":
             return self.endpoint_slices()
         if kind == "Node":
@@ -544,6 +562,7 @@ class ClusterSimulation:
             "deployments": self.objects("Deployment"),
             "replicaSets": self.objects("ReplicaSet"),
             "jobs": self.objects("Job"),
+            "statefulSets": self.objects("StatefulSet"),
             "pods": {
                 name: {"pod": run.pod(), "transitions": run.transitions}
                 for name, run in self.runs.items()

@@ -94,7 +94,7 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
     elif word == "scale":
         kind = action.get("kind", "Deployment")
         name = _string(action, "name")
-        table = {"Deployment": sim.deployments, "ReplicaSet": sim.replica_sets}.get(kind)
+        table = _scalable(sim).get(kind)
         if table is None or name not in table:
             raise ActionError("unknown_object", {"kind": str(kind)[:60], "name": name},
                               f'{str(kind).lower()} "{name}" not found')  # fmt: skip
@@ -152,16 +152,20 @@ def _checked_apply(sim: ClusterSimulation, action: dict) -> list[dict]:
                           first.get("message", "The objects are invalid.")) from error  # fmt: skip
     for obj in objects:
         kind, name = obj["kind"], obj["metadata"]["name"]
-        if kind not in ("Deployment", "ReplicaSet"):
+        if kind not in _scalable(sim):
             raise ActionError("apply_kind", {"kind": kind},
-                              f"In a workload scenario apply takes Deployments and ReplicaSets, not {kind}.")  # fmt: skip
-        table = sim.deployments if kind == "Deployment" else sim.replica_sets
-        current = table.get(name)
+                              f"In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.")  # fmt: skip
+        current = _scalable(sim)[kind].get(name)
         if current is not None and current["spec"].get("selector") != obj["spec"].get("selector"):
             raise ActionError("immutable_selector", {"kind": kind, "name": name},
                               f'{kind}.apps "{name}" is invalid: spec.selector: Invalid value: '
                               "field is immutable")  # fmt: skip
     return objects
+
+
+def _scalable(sim: ClusterSimulation) -> dict[str, dict]:
+    return {"Deployment": sim.deployments, "ReplicaSet": sim.replica_sets,
+            "StatefulSet": sim.stateful_sets}  # fmt: skip
 
 
 def _changed_spec(obj: dict, spec: dict) -> None:
@@ -178,8 +182,7 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
             grace = 0
         sim.delete_pod_named(action["name"], grace, force=force, cause="Deleted by the user")
     elif word == "scale":
-        table = sim.deployments if action["kind"] == "Deployment" else sim.replica_sets
-        obj = table[action["name"]]
+        obj = _scalable(sim)[action["kind"]][action["name"]]
         spec = dict(obj["spec"], replicas=action["replicas"])
         _changed_spec(obj, spec)
     elif word == "rollout-restart":
@@ -218,7 +221,7 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
 
 
 def _apply_one(sim: ClusterSimulation, obj: dict) -> None:
-    table = sim.deployments if obj["kind"] == "Deployment" else sim.replica_sets
+    table = _scalable(sim)[obj["kind"]]
     current = table.get(obj["metadata"]["name"])
     if current is None:
         sim._create_workload(obj)

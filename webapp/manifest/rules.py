@@ -87,9 +87,10 @@ NAME_RULES = {
     "Deployment": "dns1123_subdomain",
     "ReplicaSet": "dns1123_subdomain",
     "Job": "dns1123_subdomain",
+    "StatefulSet": "dns1123_subdomain",
 }
 # Kinds that own Pods through spec.template (the workloads the engine runs).
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job")
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet")
 JOB_RESTART_POLICIES = ("OnFailure", "Never")
 
 
@@ -365,6 +366,8 @@ def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator
     Job's is generated when not given)."""
     spec = _mapping(obj.get("spec"))
     counts = ("replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
+    if kind == "StatefulSet":
+        counts = ("replicas", "minReadySeconds", "revisionHistoryLimit")
     if kind == "Job":
         counts = ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds",
                   "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes")  # fmt: skip

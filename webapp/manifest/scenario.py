@@ -27,13 +27,17 @@ API_VERSIONS = {
     "Deployment": "apps/v1",
     "ReplicaSet": "apps/v1",
     "Job": "batch/v1",
+    "StatefulSet": "apps/v1",
     SIMULATION: "playground/v1",
 }
-OBJECT_KINDS = ("Pod", "Node", "Service", "ConfigMap", "Secret", "Deployment", "ReplicaSet", "Job")
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job")
+OBJECT_KINDS = (
+    "Pod", "Node", "Service", "ConfigMap", "Secret", "Deployment", "ReplicaSet", "Job",
+    "StatefulSet",
+)  # fmt: skip
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet")
 # Real kinds the engine does not run yet: refused with a located `kind_not_run_yet`, so a
 # pasted example says what is missing instead of "unknown kind".
-NOT_RUN_YET = ("StatefulSet", "DaemonSet", "CronJob", "PodDisruptionBudget")
+NOT_RUN_YET = ("DaemonSet", "CronJob", "PodDisruptionBudget")
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ SCHEMA_FILES = {
     "Deployment": "deployment-apps-v1.json",
     "ReplicaSet": "replicaset-apps-v1.json",
     "Job": "job-batch-v1.json",
+    "StatefulSet": "statefulset-apps-v1.json",
 }
 _QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _QUANTITY_KEYWORD = "x-playground-quantity"

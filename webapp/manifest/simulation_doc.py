@@ -180,7 +180,7 @@ ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
     ),
     "scale": (
         {
-            "kind": one_of(("Deployment", "ReplicaSet")),
+            "kind": one_of(("Deployment", "ReplicaSet", "StatefulSet")),
             "name": string,
             "replicas": integer(0, INT32_MAX),
         },

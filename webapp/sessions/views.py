@@ -225,18 +225,16 @@ def cluster_state(sim: Any) -> dict[str, Any]:
     deployments = sim.objects("Deployment")
     replica_sets = sim.objects("ReplicaSet")
     jobs = sim.objects("Job")
+    stateful_sets = sim.objects("StatefulSet")
     slices = sim.objects("EndpointSlice")
     traffic = sim.traffic()
     if traffic is not None:
         traffic = dict(traffic, perSecond=traffic["perSecond"][-TRAFFIC_SECONDS:])
     rollout = {}
-    for deployment in deployments:
-        name = deployment["metadata"]["name"]
-        try:
-            line, _done = kubectl_workloads.deployment_rollout_status(deployment)
-        except kubectl_workloads.RolloutStatusError as error:
-            line = f"error: {error}\n"
-        rollout[name] = line
+    for kind, objects in (("Deployment", deployments), ("StatefulSet", stateful_sets)):
+        for obj in objects:
+            text, _done = kubectl_workloads.rollout_status_transcript(kind, [obj])
+            rollout[f"{kind.lower()}/{obj['metadata']['name']}"] = text
     return {
         "focus": sim.focus_name,
         "pods": [
@@ -251,6 +249,7 @@ def cluster_state(sim: Any) -> dict[str, Any]:
         "deployments": deployments,
         "replicaSets": replica_sets,
         "jobs": jobs,
+        "statefulSets": stateful_sets,
         "traffic": traffic,
         "views": {
             "get": kubectl_workloads.get_many(
