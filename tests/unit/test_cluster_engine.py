@@ -334,3 +334,28 @@ def test_rollout_restart_makes_a_new_replica_set_with_the_restarted_at_annotatio
         == newest["metadata"]["labels"]["pod-template-hash"]
         for p in sim.objects("Pod")
     )
+
+
+def test_a_drain_waits_for_the_disruption_budget() -> None:
+    from pathlib import Path
+
+    text = (
+        Path(__file__).resolve().parents[2] / "scenarios/workloads/drain-with-pdb.yaml"
+    ).read_text()
+    sim = Simulation.from_yaml(text)
+    sim.advance(29)
+    lines = sim.drains["node-1"].lines
+    assert lines[0] == "node/node-1 cordoned"
+    assert lines[1].startswith("evicting pod default/web-")
+    assert lines[2].endswith(
+        "(will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."
+    )
+    assert len(sim.objects("Pod")) == 3
+    pdb = sim.objects("PodDisruptionBudget")[0]["status"]
+    assert (pdb["currentHealthy"], pdb["desiredHealthy"], pdb["disruptionsAllowed"]) == (3, 3, 0)
+    sim.advance(60)
+    lines = sim.drains["node-1"].lines
+    assert lines[-1] == "node/node-1 drained"
+    assert lines[-2].startswith("pod/web-") and lines[-2].endswith(" evicted")
+    assert all(p["spec"]["nodeName"] != "node-1" for p in sim.objects("Pod"))
+    assert len(sim.objects("Pod")) == 4

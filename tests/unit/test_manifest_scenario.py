@@ -116,7 +116,7 @@ def test_unknown_kind_message_lists_the_kinds_a_scenario_may_hold() -> None:
         parse_scenario(join(POD, "apiVersion: example.com/v1\nkind: Widget\n"))
     assert caught.value.errors[0]["message"] == (
         'unknown kind "Widget" with apiVersion "example.com/v1"; use one of: '
-        "Pod, Node, Service, ConfigMap, Secret, Deployment, ReplicaSet, Job, StatefulSet, Simulation"
+        "Pod, Node, Service, ConfigMap, Secret, Deployment, ReplicaSet, Job, StatefulSet, PodDisruptionBudget, Simulation"
     )
 
 

@@ -19,6 +19,7 @@ from webapp.kubectl.workloads import (
     get_deployments,
     get_endpointslices,
     get_jobs,
+    get_pdbs,
     get_replicasets,
     get_statefulsets,
 )
@@ -43,6 +44,8 @@ def golden_trace(text: str) -> dict:
             "endpointslices": get_endpointslices(sim.objects("EndpointSlice"), now),
             "jobs": get_jobs(sim.objects("Job"), now),
             "statefulsets": get_statefulsets(sim.objects("StatefulSet"), now),
+            "pdbs": get_pdbs(sim.objects("PodDisruptionBudget"), now),
+            "drains": {node: run.lines for node, run in sim.drains.items()},
         },
         "events": [
             {

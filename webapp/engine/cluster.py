@@ -25,6 +25,7 @@ from webapp.engine.actions import ActionError
 from webapp.engine.api.events import EventRecorder, ObjectReference
 from webapp.engine.apiserver.defaults import apply_pod_defaults
 from webapp.engine.controllers import deployment as deployment_controller
+from webapp.engine.controllers import disruption as disruption_controller
 from webapp.engine.controllers import job as job_controller
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
@@ -141,6 +142,8 @@ class ClusterSimulation:
         self.jobs: dict[str, dict] = {}
         self.stateful_sets: dict[str, dict] = {}
         self.sts_revisions: dict[str, dict[str, dict]] = {}  # set -> revision -> template
+        self.pdbs: dict[str, dict] = {}
+        self.drains: dict[str, disruption_controller.Drain] = {}  # node -> its kubectl drain
         self.gone: list[PodRun] = []  # Pods whose name a StatefulSet's new Pod took again
         self.job_backoff: dict[str, job_rules.BackoffRecord] = {}
         self._slices: dict[str, dict] = {}
@@ -175,6 +178,13 @@ class ClusterSimulation:
         metadata["generation"] = 1
         metadata["creationTimestamp"] = rfc3339(self.clock.now_ms)
         spec = obj.setdefault("spec", {})
+        if obj["kind"] == "PodDisruptionBudget":
+            if spec.get("minAvailable") is None and spec.get("maxUnavailable") is None:
+                spec["minAvailable"] = 1  # SetDefaults_PodDisruptionBudgetSpec
+            obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
+                             "expectedPods": 0}  # fmt: skip
+            self.pdbs[metadata["name"]] = obj
+            return
         if obj["kind"] == "Job":
             self._create_job(obj)
             return
@@ -231,6 +241,28 @@ class ClusterSimulation:
         )
         job["status"] = {}
         self.jobs[job["metadata"]["name"]] = job
+
+    def scale_of(self, ref: dict) -> tuple[str, int] | None:
+        """(controller uid, replicas) of a Pod's controller for a PodDisruptionBudget: a
+        ReplicaSet counts its Deployment's replicas when it has one (``getExpectedScale``)."""
+        kind, name = ref.get("kind"), ref.get("name", "")
+        if kind == "ReplicaSet" and name in self.replica_sets:
+            rs = self.replica_sets[name]
+            owner = _owner_uid(rs)
+            for deployment in self.deployments.values():
+                if deployment["metadata"]["uid"] == owner:
+                    return owner, int(deployment["spec"].get("replicas", 1))
+            return rs["metadata"]["uid"], int(rs["spec"].get("replicas", 1))
+        if kind == "StatefulSet" and name in self.stateful_sets:
+            sts = self.stateful_sets[name]
+            return sts["metadata"]["uid"], int(sts["spec"].get("replicas", 1))
+        return None
+
+    def drain(self, node: str) -> None:
+        """``kubectl drain NODE --ignore-daemonsets``."""
+        run = disruption_controller.Drain(self, node)
+        self.drains[node] = run
+        run.start()
 
     def delete_job(self, job: dict) -> None:
         """The ttl-after-finished controller's delete (background propagation: the Pods go)."""
@@ -358,6 +390,8 @@ class ClusterSimulation:
                     changed |= deployment_controller.sync_deployment(self, deployment)
                 if not changed:
                     break
+            for pdb in self.pdbs.values():
+                disruption_controller.sync_pdb(self, pdb)
             self._update_endpoints()
             self._record_versions()
         finally:
@@ -503,6 +537,8 @@ class ClusterSimulation:
             return [copy.deepcopy(j) for j in self.jobs.values()]
         if kind == "StatefulSet":
             return [copy.deepcopy(s) for s in self.stateful_sets.values()]
+        if kind == "PodDisruptionBudget":
+            return [copy.deepcopy(p) for p in self.pdbs.values()]
         if kind == "EndpointSlice":
             return self.endpoint_slices()
         if kind == "Node":
@@ -563,6 +599,8 @@ class ClusterSimulation:
             "replicaSets": self.objects("ReplicaSet"),
             "jobs": self.objects("Job"),
             "statefulSets": self.objects("StatefulSet"),
+            "podDisruptionBudgets": self.objects("PodDisruptionBudget"),
+            "drains": {node: run.lines for node, run in self.drains.items()},
             "pods": {
                 name: {"pod": run.pod(), "transitions": run.transitions}
                 for name, run in self.runs.items()

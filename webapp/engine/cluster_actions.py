@@ -28,6 +28,7 @@ FIELDS = {
     "rollout-undo": ("kind", "name", "toRevision"),
     "set-image": ("kind", "name", "container", "image"),
     "cordon": ("node",),
+    "drain": ("node",),
     "uncordon": ("node",),
     "apply": ("yaml",),
     "focus": ("name",),
@@ -124,7 +125,7 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         except deployment_rules.RollbackError as error:
             raise ActionError("rollback", {"message": str(error)}, f"error: {error}") from error
         checked["_result"] = (result, patched)
-    elif word in ("cordon", "uncordon"):
+    elif word in ("cordon", "uncordon", "drain"):
         node = _string(action, "node")
         if node not in sim.nodes_by_name:
             raise ActionError("unknown_node", {"node": node}, f'nodes "{node}" not found')
@@ -211,6 +212,8 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
         else:
             spec.pop("unschedulable", None)
         node["spec"] = spec
+    elif word == "drain":
+        sim.drain(action["node"])
     elif word == "apply":
         for obj in action["_objects"]:
             _apply_one(sim, obj)

@@ -104,6 +104,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "it runs: {allowed}",
         "zh": 'kind "{kind}" 是真实的 Kubernetes 类型，但本演练场还不能运行它；可运行的有：{allowed}',
     },
+    "pdb_both": {
+        "en": "minAvailable and maxUnavailable cannot be both set",
+        "zh": "minAvailable 和 maxUnavailable 不能同时设置",
+    },
     "empty_selector": {
         "en": "the selector must not be empty: it must select the template's labels",
         "zh": "selector 不能为空：它必须选中模板的标签",

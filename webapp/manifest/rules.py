@@ -88,6 +88,7 @@ NAME_RULES = {
     "ReplicaSet": "dns1123_subdomain",
     "Job": "dns1123_subdomain",
     "StatefulSet": "dns1123_subdomain",
+    "PodDisruptionBudget": "dns1123_subdomain",
 }
 # Kinds that own Pods through spec.template (the workloads the engine runs).
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet")
@@ -353,9 +354,23 @@ def rule_findings(kind: str, obj: dict[str, Any]) -> list[Finding]:
     if kind in NAME_RULES:
         rules += (object_name_rule(kind),)
     findings = [finding for rule in rules for finding in rule(obj)]
+    if kind == "PodDisruptionBudget":
+        findings.extend(pdb_findings(obj))
     if kind in WORKLOAD_KINDS:
         findings.extend(workload_findings(obj, kind))
     return findings
+
+
+def pdb_findings(obj: dict[str, Any]) -> Iterator[Finding]:
+    """``ValidatePodDisruptionBudgetSpec``: minAvailable and maxUnavailable not both; an
+    integer not negative."""
+    spec = _mapping(obj.get("spec"))
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        yield Finding(("spec", "maxUnavailable"), "pdb_both", {})
+    for key in ("minAvailable", "maxUnavailable"):
+        value = spec.get(key)
+        if _is_int(value) and value < 0:
+            yield Finding(("spec", key), "minimum", {"minimum": 0, "value": value})
 
 
 def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator[Finding]:

@@ -20,7 +20,9 @@ ApplyCheck = Callable[[str], list[dict[str, Any]]]
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
 # Actions on workloads (a scenario of Deployments / ReplicaSets, engine/cluster_actions.py).
-WORKLOAD_ACTIONS = ("scale", "rollout-restart", "rollout-undo", "set-image", "cordon", "uncordon")
+WORKLOAD_ACTIONS = (
+    "scale", "rollout-restart", "rollout-undo", "set-image", "cordon", "uncordon", "drain",
+)  # fmt: skip
 INT32_MAX = 2**31 - 1
 MAX_RPS = 1000
 
@@ -194,6 +196,7 @@ ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
     ),
     "cordon": ({"node": string}, ("node",)),
     "uncordon": ({"node": string}, ("node",)),
+    "drain": ({"node": string}, ("node",)),
     "set-probe": (
         {"container": string, "probe": one_of(PROBES), "healthy": boolean},
         ("container", "probe", "healthy"),

@@ -264,5 +264,7 @@ def cluster_state(sim: Any) -> dict[str, Any]:
             ),
             "endpointslices": kubectl_workloads.get_endpointslices(slices, now),
             "rolloutStatus": rollout,
+            "pdbs": kubectl_workloads.get_pdbs(sim.objects("PodDisruptionBudget"), now),
+            "drains": {node: "\n".join(run.lines) + "\n" for node, run in sim.drains.items()},
         },
     }
