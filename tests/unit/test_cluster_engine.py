@@ -359,3 +359,27 @@ def test_a_drain_waits_for_the_disruption_budget() -> None:
     assert lines[-2].startswith("pod/web-") and lines[-2].endswith(" evicted")
     assert all(p["spec"]["nodeName"] != "node-1" for p in sim.objects("Pod"))
     assert len(sim.objects("Pod")) == 4
+
+
+def test_the_playground_bounds_replicas_and_the_pods_of_a_run() -> None:
+    with pytest.raises(ScenarioError) as caught:
+        Simulation.from_yaml(DEPLOYMENT.replace("replicas: 3", "replicas: 2147483647"))
+    assert caught.value.errors[0]["code"] == "playground_limit"
+    assert caught.value.errors[0]["path"] == "spec.replicas"
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    with pytest.raises(ActionError):
+        sim.act({"action": "scale", "name": "web", "replicas": 101})
+
+
+def test_a_run_stops_creating_pods_at_its_limit(monkeypatch) -> None:
+    from webapp.engine import cluster
+
+    monkeypatch.setattr(cluster, "MAX_PODS_CREATED", 4)
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.act({"action": "scale", "name": "web", "replicas": 6})
+    sim.advance(10)
+    assert len(sim.objects("Pod")) == 4
+    warnings = [e for e in sim.events() if e["reason"] == "FailedCreate"]
+    assert [w["message"] for w in warnings] == [
+        "Error creating: the playground's limit of 4 Pods per run is reached"
+    ]

@@ -44,6 +44,9 @@ WORKLOAD_KINDS = ("Deployment", "ReplicaSet")
 # Rounds of Deployment then ReplicaSet syncs in one controller pass: each round reacts to
 # what the previous one changed; a pass ends when a round changes nothing.
 MAX_SYNC_ROUNDS = 8
+# Pods one run may create in all (docs/limits.md): past it the controllers' creates fail
+# with a FailedCreate Warning, so a crash-looping Job or a churning set stays bounded.
+MAX_PODS_CREATED = 2000
 
 
 class PodRun(Simulation):
@@ -154,6 +157,7 @@ class ClusterSimulation:
         self._sync_due: set[int] = set()
         self._syncing = False
         self.focus_name: str | None = None
+        self._limit_reported = False
         for workload in scenario.workloads:
             self._create_workload(workload)
         traffic = document.get("traffic")
@@ -323,6 +327,18 @@ class ClusterSimulation:
 
     def delete_replica_set(self, rs: dict) -> None:
         self.replica_sets.pop(rs["metadata"]["name"], None)
+
+    def can_create(self, owner: dict) -> bool:
+        """False (with one FailedCreate Warning on ``owner``) once MAX_PODS_CREATED Pods were
+        created in this run."""
+        if len(self.runs) + len(self.gone) < MAX_PODS_CREATED:
+            return True
+        if not self._limit_reported:
+            self._limit_reported = True
+            message = f"the playground's limit of {MAX_PODS_CREATED} Pods per run is reached"
+            self.workload_event(owner, "Warning", "FailedCreate", f"Error creating: {message}",
+                                component="playground")  # fmt: skip
+        return False
 
     def create_pod(self, pod: dict) -> PodRun:
         name = pod["metadata"]["name"]

@@ -20,7 +20,7 @@ from webapp.engine.core.timefmt import rfc3339
 # ClusterSimulation: engine/cluster.py (not imported: it imports this module's callers)
 ClusterSimulation = Any
 
-INT32_MAX = 2**31 - 1
+MAX_REPLICAS = 100  # manifest/rules.py: the most Pods one workload runs at once
 FIELDS = {
     "delete": ("kind", "name", "gracePeriodSeconds", "force"),
     "scale": ("kind", "name", "replicas"),
@@ -100,7 +100,7 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             raise ActionError("unknown_object", {"kind": str(kind)[:60], "name": name},
                               f'{str(kind).lower()} "{name}" not found')  # fmt: skip
         checked["kind"] = kind
-        _int(action, "replicas", INT32_MAX)
+        _int(action, "replicas", MAX_REPLICAS)
     elif word in ("rollout-restart", "set-image"):
         deployment = _deployment(sim, action)
         if deployment["spec"].get("paused") and word == "rollout-restart":

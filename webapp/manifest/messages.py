@@ -104,6 +104,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "it runs: {allowed}",
         "zh": 'kind "{kind}" 是真实的 Kubernetes 类型，但本演练场还不能运行它；可运行的有：{allowed}',
     },
+    "playground_limit": {
+        "en": "{value} is more than this playground runs (at most {limit})",
+        "zh": "{value} 超出了本演练场能运行的范围（最多 {limit}）",
+    },
     "pdb_both": {
         "en": "minAvailable and maxUnavailable cannot be both set",
         "zh": "minAvailable 和 maxUnavailable 不能同时设置",

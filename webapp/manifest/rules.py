@@ -93,6 +93,10 @@ NAME_RULES = {
 # Kinds that own Pods through spec.template (the workloads the engine runs).
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet")
 JOB_RESTART_POLICIES = ("OnFailure", "Never")
+# The playground's bounds on what one run may hold (docs/limits.md): Pods at once per
+# workload, and a Job's completions.
+MAX_REPLICAS = 100
+MAX_COMPLETIONS = 1000
 
 
 def name_problems(value: str, rule: str) -> list[tuple[str, dict[str, Any]]]:
@@ -390,6 +394,11 @@ def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator
         value = spec.get(key)
         if _is_int(value) and value < 0:  # ValidateNonnegativeField
             yield Finding(("spec", key), "minimum", {"minimum": 0, "value": value})
+    for key, limit in (("replicas", MAX_REPLICAS), ("parallelism", MAX_REPLICAS),
+                       ("completions", MAX_COMPLETIONS)):  # fmt: skip
+        value = spec.get(key)
+        if _is_int(value) and value > limit:
+            yield Finding(("spec", key), "playground_limit", {"limit": limit, "value": value})
     template = _mapping(spec.get("template"))
     prefix: Path = ("spec", "template")
     for rule in POD_RULES:

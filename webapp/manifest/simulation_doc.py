@@ -23,7 +23,7 @@ ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply
 WORKLOAD_ACTIONS = (
     "scale", "rollout-restart", "rollout-undo", "set-image", "cordon", "uncordon", "drain",
 )  # fmt: skip
-INT32_MAX = 2**31 - 1
+MAX_SCALE = 100  # manifest/rules.py MAX_REPLICAS
 MAX_RPS = 1000
 
 # Limits (docs/architecture.md, "Limits"). A run never goes past its horizon, so every time
@@ -184,7 +184,7 @@ ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
         {
             "kind": one_of(("Deployment", "ReplicaSet", "StatefulSet")),
             "name": string,
-            "replicas": integer(0, INT32_MAX),
+            "replicas": integer(0, MAX_SCALE),
         },
         ("name", "replicas"),
     ),

@@ -41,6 +41,8 @@ def sync_job(cluster: ClusterSimulation, job: dict[str, Any]) -> bool:
     if rules.has_backoff_limit_per_index(job):
         failures = rules.last_failed_pod_per_index(job, pods)
     for index in result.create:
+        if not cluster.can_create(job):
+            break
         counts = (
             rules.new_index_failure_counts(job, failures.get(index))
             if index is not None

@@ -27,6 +27,8 @@ def sync_replica_set(cluster: ClusterSimulation, rs: dict[str, Any]) -> bool:
     changed = False
     if diff > 0 and rs["metadata"].get("deletionTimestamp") is None:
         for _ in range(diff):
+            if not cluster.can_create(rs):
+                break
             pod = rules.new_pod_from_template(rs, "ReplicaSet", cluster.names, now)
             while pod["metadata"]["name"] in cluster.runs:  # a name taken: generate again
                 pod["metadata"]["name"] = rules.generate_name(

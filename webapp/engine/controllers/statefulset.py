@@ -38,6 +38,8 @@ def sync_stateful_set(cluster: ClusterSimulation, sts: dict[str, Any]) -> bool:
         cluster.workload_event(sts, *rules.delete_event(sts, pod_name), component=COMPONENT)
         changed = True
     for ordinal, revision in result.create:
+        if not cluster.can_create(sts):
+            break
         pod = rules.new_stateful_set_pod(
             sts, ordinal, revision, revisions.get(revision, template), now
         )
