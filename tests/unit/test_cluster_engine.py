@@ -383,3 +383,11 @@ def test_a_run_stops_creating_pods_at_its_limit(monkeypatch) -> None:
     assert [w["message"] for w in warnings] == [
         "Error creating: the playground's limit of 4 Pods per run is reached"
     ]
+
+
+def test_traffic_must_name_a_service_of_the_scenario() -> None:
+    with pytest.raises(ScenarioError) as caught:
+        Simulation.from_yaml(DEPLOYMENT.replace("  service: web\n", "  service: shop\n"))
+    (error,) = caught.value.errors
+    assert (error["code"], error["path"]) == ("traffic_unknown_service", "traffic.service")
+    assert error["line"] == DEPLOYMENT.splitlines().index("  service: web") + 1

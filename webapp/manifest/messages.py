@@ -108,6 +108,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{value} is more than this playground runs (at most {limit})",
         "zh": "{value} 超出了本演练场能运行的范围（最多 {limit}）",
     },
+    "traffic_unknown_service": {
+        "en": 'the traffic goes to Service "{service}", which the scenario does not have',
+        "zh": '流量发往 Service "{service}"，但场景中没有这个 Service',
+    },
     "pdb_both": {
         "en": "minAvailable and maxUnavailable cannot be both set",
         "zh": "minAvailable 和 maxUnavailable 不能同时设置",

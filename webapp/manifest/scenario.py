@@ -281,8 +281,14 @@ def _workload_scenario(
     ]
     names = list(dict.fromkeys(n for t in templates for n in container_names(t)))
     refused = {(e["doc"], e["path"]) for e in errors if e["code"] in VALUE_PROBLEMS}
+    services = [(t.data.get("metadata") or {}).get("name") for t in typed if t.kind == "Service"]
     for simulation in simulations[:1]:
         findings = simulation_findings(simulation.data, names, _apply_errors, horizon)
+        traffic = simulation.data.get("traffic")
+        wanted = traffic.get("service") if isinstance(traffic, dict) else None
+        if isinstance(wanted, str) and wanted not in services:
+            findings.append(Finding(("traffic", "service"), "traffic_unknown_service",
+                                    {"service": wanted}))  # fmt: skip
         located = (simulation.document.locate(f) for f in findings)
         errors.extend(e for e in located if (e["doc"], e["path"]) not in refused)
     if errors:
