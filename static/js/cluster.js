@@ -1,0 +1,69 @@
+// The cluster strip of a workload scenario: every Pod (name, STATUS, READY, node) grouped
+// by its owner, and the requests through the Service. Clicking a Pod makes it the focus:
+// the diagram and the per-Pod views follow it (the server's `focus` action). Hidden for a
+// Pod scenario (no `cluster` in the state). Everything shown comes from the server.
+import { h, fill, emit } from "./dom.js";
+import * as i18n from "./i18n.js";
+
+export function mount(root) {
+  const list = h("div", { class: "cluster-pods", role: "list" });
+  const traffic = h("p", { class: "cluster-traffic" });
+  root.append(list, traffic);
+  let key = "";
+
+  function update(state) {
+    const cluster = state.cluster;
+    root.hidden = !cluster;
+    document.body.dataset.cluster = cluster ? "true" : "false";
+    if (!cluster) {
+      key = "";
+      return;
+    }
+    const next = JSON.stringify([cluster.pods, cluster.focus, cluster.traffic, i18n.lang()]);
+    if (next === key) return;
+    key = next;
+    const groups = new Map();
+    for (const pod of cluster.pods || []) {
+      const owner = pod.owner ? `${pod.owner.kind}/${pod.owner.name}` : "";
+      if (!groups.has(owner)) groups.set(owner, []);
+      groups.get(owner).push(pod);
+    }
+    fill(
+      list,
+      [...groups].map(([owner, pods]) =>
+        h(
+          "div",
+          { class: "cluster-group", role: "listitem" },
+          h("span", { class: "cluster-owner" }, owner),
+          pods.map((pod) =>
+            h(
+              "button",
+              {
+                type: "button",
+                class: ["cluster-pod", pod.name === cluster.focus && "is-focus"],
+                dataset: { pod: pod.name, status: pod.columns?.STATUS ?? "" },
+                "aria-pressed": pod.name === cluster.focus ? "true" : "false",
+                title: i18n.t("cluster.focus", { pod: pod.name }),
+                on: { click: () => emit("pg:act", { action: "focus", name: pod.name }) },
+              },
+              h("span", { class: "cluster-pod-name" }, pod.name),
+              h("span", { class: "cluster-pod-status" }, pod.columns?.STATUS ?? ""),
+              h("span", { class: "cluster-pod-ready" }, pod.columns?.READY ?? ""),
+              h("span", { class: "cluster-pod-node" }, pod.node ?? ""),
+            ),
+          ),
+        ),
+      ),
+    );
+    const t = cluster.traffic;
+    traffic.hidden = !t;
+    if (t) {
+      traffic.textContent = i18n.t("cluster.traffic", {
+        service: t.service, sent: t.sent, failed: t.failed, none: t.noEndpoints,
+      });
+      traffic.dataset.failed = String(t.failed);
+    }
+  }
+
+  return { update };
+}
