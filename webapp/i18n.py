@@ -282,6 +282,14 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "zh": 'Deployment "{name}" 已暂停：请先恢复它。',
     },
     "rollback": {"en": "error: {message}", "zh": "错误：{message}"},
+    "already_paused": {
+        "en": "deployment.apps/{name} already paused",
+        "zh": "deployment.apps/{name} 已经暂停",
+    },
+    "not_paused": {
+        "en": 'deployments.apps "{name}" is not paused',
+        "zh": 'deployments.apps "{name}" 没有暂停',
+    },
     "apply_kind": {
         "en": "In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.",
         "zh": "在工作负载场景中，apply 只接受 Deployment、ReplicaSet 和 StatefulSet，不接受 {kind}。",

@@ -391,3 +391,44 @@ def test_traffic_must_name_a_service_of_the_scenario() -> None:
     (error,) = caught.value.errors
     assert (error["code"], error["path"]) == ("traffic_unknown_service", "traffic.service")
     assert error["line"] == DEPLOYMENT.splitlines().index("  service: web") + 1
+
+
+def test_advancing_in_slices_is_the_same_run() -> None:
+    whole = Simulation.from_yaml(DEPLOYMENT)
+    whole.advance(90)
+    sliced = Simulation.from_yaml(DEPLOYMENT)
+    calls = {"n": 0}
+
+    def stop() -> bool:
+        calls["n"] += 1
+        return calls["n"] % 7 == 0
+
+    while not sliced.advance_to(90, stop):
+        pass
+    assert calls["n"] > 7
+    assert json.dumps(whole.trace(), sort_keys=True) == json.dumps(sliced.trace(), sort_keys=True)
+
+
+def test_a_paused_rollout_waits_for_resume() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.advance(20)
+    sim.act({"action": "rollout-pause", "name": "web"})
+    with pytest.raises(ActionError) as caught:
+        sim.act({"action": "rollout-pause", "name": "web"})
+    assert caught.value.message == "deployment.apps/web already paused"
+    sim.act({"action": "set-image", "name": "web", "container": "nginx", "image": "nginx:1.28"})
+    sim.advance(60)
+    assert len(sim.objects("ReplicaSet")) == 1  # no rollout while paused
+    progressing = {c["type"]: c for c in sim.objects("Deployment")[0]["status"]["conditions"]}
+    assert (progressing["Progressing"]["status"], progressing["Progressing"]["reason"]) == (
+        "Unknown", "DeploymentPaused"
+    )  # fmt: skip
+    with pytest.raises(ActionError):
+        sim.act({"action": "rollout-restart", "name": "web"})
+    sim.act({"action": "rollout-resume", "name": "web"})
+    sim.advance(120)
+    assert len(sim.objects("ReplicaSet")) == 2
+    assert {p["spec"]["containers"][0]["image"] for p in sim.objects("Pod")} == {"nginx:1.28"}
+    with pytest.raises(ActionError) as caught:
+        sim.act({"action": "rollout-resume", "name": "web"})
+    assert caught.value.code == "not_paused"

@@ -470,17 +470,26 @@ class ClusterSimulation:
         self._run_until(next_ms)
         return True
 
-    def _run_until(self, until_ms: int) -> None:
+    def advance_to(self, t: float, stop: Any = None) -> bool:
+        """Run towards virtual second ``t`` (at most the horizon), returning early when
+        ``stop()`` says so, between two instants only; True when the run is at ``t`` (the
+        same contract as the single-Pod run's, for sliced seeks)."""
+        return self._run_until(max(self.clock.now_ms, to_ms(t)), stop)
+
+    def _run_until(self, until_ms: int, stop: Any = None) -> bool:
         until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
         while True:
             next_ms = clock.peek()
             if next_ms is None or next_ms > until_ms:
                 break
+            if stop is not None and next_ms > clock.now_ms and stop():
+                return False
             clock.step()
             if self.dirty:
                 self._flush_pods()
         clock.now_ms = max(clock.now_ms, until_ms)
+        return True
 
     def checkpoint(self) -> None:
         return None  # a cluster run is rebuilt by replay (no checkpoints yet)

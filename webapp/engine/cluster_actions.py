@@ -26,6 +26,8 @@ FIELDS = {
     "scale": ("kind", "name", "replicas"),
     "rollout-restart": ("kind", "name"),
     "rollout-undo": ("kind", "name", "toRevision"),
+    "rollout-pause": ("kind", "name"),
+    "rollout-resume": ("kind", "name"),
     "set-image": ("kind", "name", "container", "image"),
     "cordon": ("node",),
     "drain": ("node",),
@@ -115,6 +117,15 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
                                   f'unable to find container named "{container}"')  # fmt: skip
             if any(ch.isspace() for ch in image):
                 raise ActionError("bad_field", {"field": "image"}, "An image has no spaces.")
+    elif word in ("rollout-pause", "rollout-resume"):
+        deployment = _deployment(sim, action)
+        paused = bool(deployment["spec"].get("paused"))
+        if paused and word == "rollout-pause":
+            raise ActionError("already_paused", {"name": action["name"]},
+                              f"deployment.apps/{action['name']} already paused")  # fmt: skip
+        if not paused and word == "rollout-resume":
+            raise ActionError("not_paused", {"name": action["name"]},
+                              f'error: deployments.apps "{action["name"]}" is not paused')  # fmt: skip
     elif word == "rollout-undo":
         deployment = _deployment(sim, action)
         revision = _int(action, "toRevision", INT64_MAX) if "toRevision" in action else 0
@@ -198,6 +209,14 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
                 container["image"] = action["image"]
         if spec != obj["spec"]:
             _changed_spec(obj, spec)
+    elif word in ("rollout-pause", "rollout-resume"):
+        obj = sim.deployments[action["name"]]
+        spec = dict(obj["spec"])
+        if word == "rollout-pause":
+            spec["paused"] = True
+        else:
+            spec.pop("paused", None)
+        _changed_spec(obj, spec)
     elif word == "rollout-undo":
         _result, patched = action["_result"]
         if patched is not None:

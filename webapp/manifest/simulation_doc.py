@@ -21,7 +21,8 @@ ApplyCheck = Callable[[str], list[dict[str, Any]]]
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
 # Actions on workloads (a scenario of Deployments / ReplicaSets, engine/cluster_actions.py).
 WORKLOAD_ACTIONS = (
-    "scale", "rollout-restart", "rollout-undo", "set-image", "cordon", "uncordon", "drain",
+    "scale", "rollout-restart", "rollout-undo", "rollout-pause", "rollout-resume", "set-image",
+    "cordon", "uncordon", "drain",
 )  # fmt: skip
 MAX_SCALE = 100  # manifest/rules.py MAX_REPLICAS
 MAX_RPS = 1000
@@ -189,6 +190,8 @@ ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
         ("name", "replicas"),
     ),
     "rollout-restart": ({"name": string}, ("name",)),
+    "rollout-pause": ({"name": string}, ("name",)),
+    "rollout-resume": ({"name": string}, ("name",)),
     "rollout-undo": ({"name": string, "toRevision": integer(0, INT64_MAX)}, ("name",)),
     "set-image": (
         {"name": string, "container": string, "image": string},

@@ -25,6 +25,9 @@ def sync_deployment(cluster: ClusterSimulation, deployment: dict[str, Any]) -> b
     """One sync of ``deployment``; True when it changed any ReplicaSet's spec.replicas
     (or created one): the ReplicaSet controller then has work to do."""
     now = cluster.now
+    paused_status = rules.check_paused_conditions(deployment, now)
+    if paused_status is not None:
+        deployment["status"] = paused_status
     replica_sets = cluster.owned_replica_sets(deployment)
     kind = rules.sync_kind(deployment, replica_sets)
     new_rs = rules.find_new_replica_set(deployment, replica_sets)
@@ -54,7 +57,11 @@ def sync_deployment(cluster: ClusterSimulation, deployment: dict[str, Any]) -> b
         elif isinstance(step, dict):
             changed = _apply(cluster, deployment, step)
     all_rss = [*old_rss, new_rs] if new_rs is not None else list(old_rss)
-    status = rules.sync_rollout_status(all_rss, new_rs, deployment, now)
+    if deployment["spec"].get("paused"):
+        # a paused Deployment's sync only updates the counts (syncDeploymentStatus)
+        status = rules.calculate_status(all_rss, new_rs, deployment, now)
+    else:
+        status = rules.sync_rollout_status(all_rss, new_rs, deployment, now)
     if rules.deployment_complete(deployment, status):
         for rs in rules.replica_sets_to_clean_up(deployment, old_rss):
             cluster.delete_replica_set(rs)
