@@ -92,3 +92,15 @@ def test_scale_over_the_wire_and_a_pod_scenario_refuses_it(client: SocketIOTestC
     assert "cluster" not in snapshot
     client.emit("act", {"action": "scale", "name": "web", "replicas": 5})
     assert one(client, "error")["code"] == "action_refused"
+
+
+def test_the_workload_lessons_are_built_ins(app: Flask, client: SocketIOTestClient) -> None:
+    names = [item["name"] for item in app.test_client().get("/api/scenarios").json]
+    assert {"rolling-update", "rolling-update-prestop", "job-indexed", "drain-with-pdb"} <= set(
+        names
+    )
+    assert names.index("plain-pod") < names.index("rolling-update")  # Pod lessons first
+    client.emit("join", {"scenario": "rolling-update-prestop"})
+    snapshot = one(client, "snapshot")
+    assert snapshot["scenario"]["name"] == "rolling-update-prestop"
+    assert snapshot["cluster"]["traffic"]["service"] == "web"
