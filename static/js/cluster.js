@@ -2,13 +2,15 @@
 // by its owner, and the requests through the Service. Clicking a Pod makes it the focus:
 // the diagram and the per-Pod views follow it (the server's `focus` action). Hidden for a
 // Pod scenario (no `cluster` in the state). Everything shown comes from the server.
-import { h, fill, emit } from "./dom.js";
+import { h, s, fill, emit } from "./dom.js";
 import * as i18n from "./i18n.js";
 
 export function mount(root) {
   const list = h("div", { class: "cluster-pods", role: "list" });
   const traffic = h("p", { class: "cluster-traffic" });
-  root.append(list, traffic);
+  const chart = s("svg", { class: "cluster-chart", viewBox: "0 0 120 24", preserveAspectRatio: "none",
+    role: "img" });
+  root.append(list, traffic, chart);
   let key = "";
 
   function update(state) {
@@ -63,7 +65,31 @@ export function mount(root) {
       });
       traffic.dataset.failed = String(t.failed);
     }
+    drawChart(chart, t);
   }
 
   return { update };
+}
+
+// Requests per second over the last two minutes: a bar per second, failures in red on top.
+function drawChart(svg, traffic) {
+  svg.hidden = !traffic;
+  if (!traffic) return;
+  const rows = traffic.perSecond || [];
+  const peak = Math.max(1, ...rows.map(([, ok, bad]) => ok + bad));
+  const last = rows.length ? rows.at(-1)[0] : 0;
+  svg.setAttribute("aria-label", i18n.t("cluster.chart", { failed: rows.reduce((n, r) => n + r[2], 0) }));
+  fill(
+    svg,
+    rows.flatMap(([second, ok, bad]) => {
+      const x = 119 - (last - second);
+      const okHeight = (ok / peak) * 24;
+      const badHeight = (bad / peak) * 24;
+      return [
+        s("rect", { class: "chart-ok", x, y: 24 - okHeight, width: 1, height: okHeight }),
+        bad ? s("rect", { class: "chart-failed", x, y: 24 - okHeight - badHeight, width: 1,
+          height: badHeight, dataset: { second: String(second) } }) : null,
+      ];
+    }),
+  );
 }

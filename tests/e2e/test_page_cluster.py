@@ -14,7 +14,9 @@ from tests.e2e.pagekit import collect_errors, open_scenario, play, set_editor_te
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(page: Page) -> None:
+def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(
+    page: Page, artifacts: Path
+) -> None:
     errors = collect_errors(page)
     open_scenario(page, "plain-pod")
     expect(page.locator("#cluster")).to_be_hidden()
@@ -39,4 +41,7 @@ def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(page: Page) 
         timeout=30_000,
     )
     expect(page.locator(".cluster-traffic")).to_contain_text("Requests to Service web")
+    # the chart marks the seconds with failures in red
+    expect(page.locator(".cluster-chart .chart-failed").first).to_be_attached()
+    page.screenshot(path=str(artifacts / "cluster-strip.png"))
     assert errors == []

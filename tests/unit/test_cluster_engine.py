@@ -432,3 +432,16 @@ def test_a_paused_rollout_waits_for_resume() -> None:
     with pytest.raises(ActionError) as caught:
         sim.act({"action": "rollout-resume", "name": "web"})
     assert caught.value.code == "not_paused"
+
+
+def test_crash_acts_on_the_focus_pod_which_restarts_in_place() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.advance(20)
+    focus = sim.focus_name
+    sim.act({"action": "crash", "container": "nginx", "exitCode": 1})
+    sim.advance(30)
+    assert sim.pod()["metadata"]["name"] == focus
+    assert sim.pod()["status"]["containerStatuses"][0]["restartCount"] == 1
+    assert len(sim.objects("Pod")) == 3  # restarted in place: the ReplicaSet has nothing to do
+    with pytest.raises(ActionError):
+        sim.act({"action": "crash", "container": "nope"})

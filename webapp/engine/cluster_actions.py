@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from webapp.engine.actions import INT64_MAX, ActionError
+from webapp.engine.actions import INT64_MAX, ActionError, perform_action, validate_action
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers.rules import deployment as deployment_rules
 from webapp.engine.core.timefmt import rfc3339
@@ -35,6 +35,8 @@ FIELDS = {
     "apply": ("yaml",),
     "focus": ("name",),
 }
+# Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
+FOCUS_POD_ACTIONS = ("crash", "oom", "set-probe")
 
 
 def _shown(value: Any) -> str:
@@ -73,6 +75,14 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
     if not isinstance(action, dict):
         raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
     word = action.get("action")
+    if word in FOCUS_POD_ACTIONS:
+        run = sim.runs.get(sim.focus_name or "")
+        if run is None:
+            raise ActionError("pod_gone", {"pod": str(sim.focus_name)},
+                              "There is no Pod to act on yet.")  # fmt: skip
+        checked = validate_action(run, action)
+        checked["_run"] = run
+        return checked
     if word not in FIELDS:
         raise ActionError("unknown_action", {"action": str(word)[:60]},
                           f"Unknown action {_shown(word)}; expected one of {', '.join(FIELDS)}.")  # fmt: skip
@@ -187,6 +197,11 @@ def _changed_spec(obj: dict, spec: dict) -> None:
 
 def perform(sim: ClusterSimulation, action: dict) -> None:
     word = action["action"]
+    if word in FOCUS_POD_ACTIONS:
+        run = action.pop("_run")
+        perform_action(run, action)
+        sim.sync()
+        return
     if word == "delete":
         grace = action.get("gracePeriodSeconds")
         force = bool(action.get("force"))
