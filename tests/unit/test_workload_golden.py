@@ -82,3 +82,13 @@ def test_the_traffic_lessons_show_what_they_promise() -> None:
     slept = golden_trace((ROOT / "scenarios/workloads/rolling-update-prestop.yaml").read_text())
     assert plain["traffic"]["failed"] > plain["traffic"]["noEndpoints"]
     assert slept["traffic"]["failed"] == slept["traffic"]["noEndpoints"]
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_a_workload_run_is_the_same_forward_sliced_and_replayed(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    forward = Simulation.from_yaml(text)
+    forward.advance(40)
+    forward.advance(80)
+    replayed = Simulation.replay(forward.scenario, forward.actions, 120)
+    assert dumps(forward.trace()) == dumps(replayed.trace())
