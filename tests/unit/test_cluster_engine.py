@@ -445,3 +445,58 @@ def test_crash_acts_on_the_focus_pod_which_restarts_in_place() -> None:
     assert len(sim.objects("Pod")) == 3  # restarted in place: the ReplicaSet has nothing to do
     with pytest.raises(ActionError):
         sim.act({"action": "crash", "container": "nope"})
+
+
+DOCS_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx-deployment
+  labels:
+    app: nginx
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.14.2
+        ports:
+        - containerPort: 80
+"""
+
+
+def test_the_docs_deployment_example_behaves_as_its_page_shows() -> None:
+    """concepts/workloads/controllers/deployment.md, pasted unchanged."""
+    from webapp.kubectl.workloads import rollout_status_transcript
+
+    sim = Simulation.from_yaml(DOCS_DEPLOYMENT)
+    sim.advance(18)
+    assert get_deployments(sim.objects("Deployment"), sim.wall_time()) == (
+        "NAME               READY   UP-TO-DATE   AVAILABLE   AGE\n"
+        "nginx-deployment   3/3     3            3           18s\n"
+    )
+    rs = get_replicasets(sim.objects("ReplicaSet"), sim.wall_time()).splitlines()
+    assert rs[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
+    assert rs[1].split()[1:] == ["3", "3", "3", "18s"]
+    for pod in sim.objects("Pod"):
+        labels = pod["metadata"]["labels"]
+        assert labels["app"] == "nginx" and len(labels["pod-template-hash"]) >= 8
+    sim.act({"action": "set-image", "name": "nginx-deployment", "container": "nginx",
+             "image": "nginx:1.16.1"})  # fmt: skip
+    sim.advance(60)
+    versions = [obj for t, obj in sim.deployment_versions["nginx-deployment"] if t >= 18]
+    text, done = rollout_status_transcript("Deployment", versions)
+    prefix = 'Waiting for deployment "nginx-deployment" rollout to finish: '
+    assert done and list(dict.fromkeys(text.splitlines())) == [
+        f"{prefix}1 out of 3 new replicas have been updated...",
+        f"{prefix}2 out of 3 new replicas have been updated...",
+        f"{prefix}1 old replicas are pending termination...",
+        'deployment "nginx-deployment" successfully rolled out',
+    ]
