@@ -500,3 +500,26 @@ def test_the_docs_deployment_example_behaves_as_its_page_shows() -> None:
         f"{prefix}1 old replicas are pending termination...",
         'deployment "nginx-deployment" successfully rolled out',
     ]
+
+
+def test_a_lost_node_s_pods_are_replaced_after_the_toleration() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.advance(20)
+    lost = next(
+        p["metadata"]["name"] for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-1"
+    )
+    sim.act({"action": "node-down", "node": "node-1"})
+    sim.advance(55)  # the node monitor grace period is 50 s
+    ready = {c["type"]: c["status"] for c in sim.pod(lost)["status"]["conditions"]}
+    assert ready["Ready"] == "False"
+    assert any(e["reason"] == "NodeNotReady" for e in sim.events())
+    assert len(sim.objects("Pod")) == 3  # still within the 300 s toleration
+    sim.advance(300)
+    assert sim.pod(lost)["metadata"].get("deletionTimestamp")  # Terminating: its kubelet is away
+    on_others = [p for p in sim.objects("Pod") if p["spec"]["nodeName"] != "node-1"]
+    assert len(on_others) == 3  # the ReplicaSet replaced it elsewhere
+    sim.act({"action": "node-up", "node": "node-1"})
+    sim.advance(60)
+    assert sim.pod(lost) is None  # the kubelet came back and finished the deletion
+    with pytest.raises(ActionError):
+        sim.act({"action": "node-up", "node": "node-1"})

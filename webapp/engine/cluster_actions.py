@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from webapp.engine import node_outage
 from webapp.engine.actions import INT64_MAX, ActionError, perform_action, validate_action
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers.rules import deployment as deployment_rules
@@ -31,6 +32,8 @@ FIELDS = {
     "set-image": ("kind", "name", "container", "image"),
     "cordon": ("node",),
     "drain": ("node",),
+    "node-down": ("node",),
+    "node-up": ("node",),
     "uncordon": ("node",),
     "apply": ("yaml",),
     "focus": ("name",),
@@ -146,10 +149,15 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         except deployment_rules.RollbackError as error:
             raise ActionError("rollback", {"message": str(error)}, f"error: {error}") from error
         checked["_result"] = (result, patched)
-    elif word in ("cordon", "uncordon", "drain"):
+    elif word in ("cordon", "uncordon", "drain", "node-down", "node-up"):
         node = _string(action, "node")
         if node not in sim.nodes_by_name:
             raise ActionError("unknown_node", {"node": node}, f'nodes "{node}" not found')
+        up = sim.nodes_by_name[node].kubelet_up
+        if word == "node-down" and not up:
+            raise ActionError("node_already_down", {"node": node}, f"Node {node} is already down.")
+        if word == "node-up" and up:
+            raise ActionError("node_already_up", {"node": node}, f"Node {node} is already up.")
     elif word == "apply":
         checked["_objects"] = _checked_apply(sim, action)
     elif word == "focus":
@@ -248,6 +256,10 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
         node["spec"] = spec
     elif word == "drain":
         sim.drain(action["node"])
+    elif word == "node-down":
+        node_outage.node_down(sim, action["node"])
+    elif word == "node-up":
+        node_outage.node_up(sim, action["node"])
     elif word == "apply":
         for obj in action["_objects"]:
             _apply_one(sim, obj)
