@@ -104,3 +104,27 @@ def test_the_workload_lessons_are_built_ins(app: Flask, client: SocketIOTestClie
     snapshot = one(client, "snapshot")
     assert snapshot["scenario"]["name"] == "rolling-update-prestop"
     assert snapshot["cluster"]["traffic"]["service"] == "web"
+
+
+def test_a_workload_share_link_opens_at_its_moment_with_its_focus(
+    app: Flask, client: SocketIOTestClient
+) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    pods = one(client, "snapshot")["cluster"]["pods"]
+    actions = [
+        {"at": 10, "action": "focus", "name": pods[1]["name"]},
+        {"at": 15, "action": "scale", "name": "web", "replicas": 4},
+    ]
+    body = {"yaml": ROLLING, "actions": actions, "at": 50}
+    response = app.test_client().post("/api/share", json=body)
+    assert response.status_code == 201, response.json
+    client.emit("join", {"share": response.json["id"]})
+    snapshot = one(client, "snapshot")
+    assert snapshot["now"] == 50
+    assert snapshot["cluster"]["focus"] == pods[1]["name"]
+    # the rollout at 30 s replaced that Pod: the views follow it to its end
+    assert snapshot["pod"] is None
+    assert snapshot["transitions"][0]["object"] == f"Pod/{pods[1]['name']}"
+    assert any(t["step"] == "removed" for t in snapshot["transitions"])
+    assert len(snapshot["cluster"]["pods"]) >= 4
+    assert [a["action"] for a in snapshot["actions"]] == ["focus", "scale"]
