@@ -523,3 +523,14 @@ def test_a_lost_node_s_pods_are_replaced_after_the_toleration() -> None:
     assert sim.pod(lost) is None  # the kubelet came back and finished the deletion
     with pytest.raises(ActionError):
         sim.act({"action": "node-up", "node": "node-1"})
+
+
+def test_scripted_actions_must_name_objects_and_nodes_of_the_scenario() -> None:
+    text = DEPLOYMENT.replace("  name: web\n  container: nginx", "  name: shop\n  container: nginx")
+    text += "- {at: 40, action: drain, node: node-7}\n"
+    with pytest.raises(ScenarioError) as caught:
+        Simulation.from_yaml(text)
+    found = {(e["code"], e["path"]) for e in caught.value.errors}
+    assert found == {
+        ("script_unknown_object", "script[0].name"), ("script_unknown_node", "script[1].node")
+    }  # fmt: skip

@@ -31,7 +31,6 @@ from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
 from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
-from webapp.engine.controllers.rules import deployment as deployment_rules
 from webapp.engine.controllers.rules import job as job_rules
 from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
@@ -634,9 +633,6 @@ class ClusterSimulation:
             "endpointSlices": self.endpoint_slices(),
             "traffic": self.traffic(),
         }
-
-    def template_revision(self, deployment: dict) -> int:
-        return deployment_rules.revision(deployment)
 
 
 WORKLOAD_RUNNER[0] = ClusterSimulation

@@ -108,6 +108,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{value} is more than this playground runs (at most {limit})",
         "zh": "{value} 超出了本演练场能运行的范围（最多 {limit}）",
     },
+    "script_unknown_object": {
+        "en": 'the scenario has no {kind} named "{name}"',
+        "zh": '场景中没有名为 "{name}" 的 {kind}',
+    },
     "traffic_unknown_service": {
         "en": 'the traffic goes to Service "{service}", which the scenario does not have',
         "zh": '流量发往 Service "{service}"，但场景中没有这个 Service',

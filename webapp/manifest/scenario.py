@@ -289,6 +289,7 @@ def _workload_scenario(
         if isinstance(wanted, str) and wanted not in services:
             findings.append(Finding(("traffic", "service"), "traffic_unknown_service",
                                     {"service": wanted}))  # fmt: skip
+        findings.extend(_script_target_findings(simulation.data, typed))
         located = (simulation.document.locate(f) for f in findings)
         errors.extend(e for e in located if (e["doc"], e["path"]) not in refused)
     if errors:
@@ -317,6 +318,50 @@ def _workload_scenario(
         simulation=simulation,
         workloads=tuple(w.data for w in workloads),
     )
+
+
+# Which kinds a workload action's `name` may refer to (its `kind`, or the first one).
+_TARGET_KINDS = {
+    "scale": ("Deployment", "ReplicaSet", "StatefulSet"),
+    "set-image": ("Deployment",),
+    "rollout-restart": ("Deployment",),
+    "rollout-undo": ("Deployment",),
+    "rollout-pause": ("Deployment",),
+    "rollout-resume": ("Deployment",),
+}
+_NODE_ACTIONS = ("cordon", "uncordon", "drain", "node-down", "node-up")
+_DEFAULT_NODES = ("node-1", "node-2", "node-3")  # engine/scheduler.py default_nodes
+
+
+def _script_target_findings(simulation: dict[str, Any], typed: list[_Typed]) -> list[Finding]:
+    """A scripted workload action must name an object (or node) of the scenario: an
+    action that cannot work is an error now, not a step skipped in silence later."""
+    script = simulation.get("script")
+    if not isinstance(script, list):
+        return []
+    names: dict[str, set[str]] = {}
+    for t in typed:
+        name = (t.data.get("metadata") or {}).get("name")
+        if isinstance(name, str):
+            names.setdefault(t.kind, set()).add(name)
+    nodes = names.get("Node") or set(_DEFAULT_NODES)
+    findings = []
+    for i, step in enumerate(script):
+        if not isinstance(step, dict):
+            continue
+        action = step.get("action")
+        if action in _TARGET_KINDS and isinstance(step.get("name"), str):
+            kind = step.get("kind") if isinstance(step.get("kind"), str) else None
+            kinds = (kind,) if kind else _TARGET_KINDS[action][:1]
+            if not any(step["name"] in names.get(k, set()) for k in kinds):
+                findings.append(Finding(("script", i, "name"), "script_unknown_object",
+                                        {"kind": kinds[0], "name": step["name"]}))  # fmt: skip
+        node = step.get("node")
+        if action in _NODE_ACTIONS and isinstance(node, str) and node not in nodes:
+            findings.append(Finding(("script", i, "node"), "script_unknown_node",
+                                    {"node": node, "at": step.get("at", 0),
+                                     "available": ", ".join(sorted(nodes))}))  # fmt: skip
+    return findings
 
 
 def comment_description(text: str) -> dict[str, str]:
