@@ -10,8 +10,12 @@ export function mount(root) {
   const traffic = h("p", { class: "cluster-traffic" });
   const chart = s("svg", { class: "cluster-chart", viewBox: "0 0 120 24", preserveAspectRatio: "none",
     role: "img" });
-  root.append(list, traffic, chart);
+  const kubectlPre = h("pre", { class: "kubectl cluster-kubectl", id: "cluster-kubectl" });
+  const details = h("details", { class: "cluster-details" },
+    h("summary", { "data-i18n": "cluster.kubectl" }, i18n.t("cluster.kubectl")), kubectlPre);
+  root.append(list, traffic, chart, details);
   let key = "";
+  let kubectlText = "";
 
   function update(state) {
     const cluster = state.cluster;
@@ -20,6 +24,11 @@ export function mount(root) {
     if (!cluster) {
       key = "";
       return;
+    }
+    const text = kubectlTranscript(cluster.views || {});
+    if (text !== kubectlText) {
+      kubectlText = text;
+      kubectlPre.textContent = text;
     }
     const next = JSON.stringify([cluster.pods, cluster.focus, cluster.traffic, i18n.lang()]);
     if (next === key) return;
@@ -92,4 +101,20 @@ function drawChart(svg, traffic) {
       ];
     }),
   );
+}
+
+// What `kubectl` prints for the cluster, as a terminal would show the commands one after
+// another; every text comes from the server.
+function kubectlTranscript(views) {
+  const parts = [];
+  if (views.get) parts.push("$ kubectl get pods,rs,deploy,jobs,sts -o wide\n" + views.get);
+  if (views.endpointslices) parts.push("$ kubectl get endpointslices\n" + views.endpointslices);
+  for (const [name, text] of Object.entries(views.rolloutStatus || {})) {
+    parts.push(`$ kubectl rollout status ${name}\n` + text);
+  }
+  if (views.pdbs) parts.push("$ kubectl get pdb\n" + views.pdbs);
+  for (const [node, text] of Object.entries(views.drains || {})) {
+    parts.push(`$ kubectl drain ${node} --ignore-daemonsets\n` + text);
+  }
+  return parts.join("\n");
 }

@@ -43,5 +43,10 @@ def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(
     expect(page.locator(".cluster-traffic")).to_contain_text("Requests to Service web")
     # the chart marks the seconds with failures in red
     expect(page.locator(".cluster-chart .chart-failed").first).to_be_attached()
+    page.click(".cluster-details summary")
+    kubectl = page.locator("#cluster-kubectl")
+    expect(kubectl).to_contain_text("$ kubectl get pods,rs,deploy,jobs,sts -o wide")
+    expect(kubectl).to_contain_text("deployment.apps/web")
+    expect(kubectl).to_contain_text("$ kubectl rollout status deployment/web")
     page.screenshot(path=str(artifacts / "cluster-strip.png"))
     assert errors == []
