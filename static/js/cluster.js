@@ -69,9 +69,12 @@ export function mount(root) {
     const t = cluster.traffic;
     traffic.hidden = !t;
     if (t) {
+      const last = (t.rollouts || []).at(-1);
       traffic.textContent = i18n.t("cluster.traffic", {
         service: t.service, sent: t.sent, failed: t.failed, none: t.noEndpoints,
-      });
+      }) + (last && last.revision > 1
+        ? " · " + i18n.t("cluster.rollout", { revision: last.revision, sent: last.sent, failed: last.failed })
+        : "");
       traffic.dataset.failed = String(t.failed);
     }
     drawChart(chart, t);

@@ -41,6 +41,7 @@ def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(
         timeout=30_000,
     )
     expect(page.locator(".cluster-traffic")).to_contain_text("Requests to Service web")
+    expect(page.locator(".cluster-traffic")).to_contain_text("since rollout 2:")
     # the chart marks the seconds with failures in red
     expect(page.locator(".cluster-chart .chart-failed").first).to_be_attached()
     page.click(".cluster-details summary")

@@ -534,3 +534,13 @@ def test_scripted_actions_must_name_objects_and_nodes_of_the_scenario() -> None:
     assert found == {
         ("script_unknown_object", "script[0].name"), ("script_unknown_node", "script[1].node")
     }  # fmt: skip
+
+
+def test_the_traffic_counts_each_rollout_apart() -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    sim.advance(120)
+    rollouts = sim.traffic()["rollouts"]
+    assert [(r["revision"], r["at"]) for r in rollouts] == [(1, 0.0), (2, 30.0)]
+    assert rollouts[1]["failed"] > 0  # the rolling update without preStop
+    assert rollouts[0]["failed"] == sim.traffic()["noEndpoints"]  # before any Pod was Ready
+    assert sum(r["sent"] for r in rollouts) == sim.traffic()["sent"]

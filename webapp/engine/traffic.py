@@ -42,7 +42,15 @@ class Traffic:
         self._history: list[tuple[int, list[str], list[str]]] = [(0, [], [])]
         self._carry = 0
         self._next = 0  # round-robin position
+        # the requests of each rollout, from the moment its new ReplicaSet was created
+        self.rollouts: list[dict[str, Any]] = []
         cluster.clock.schedule(0, self._batch, LATE)
+
+    def rollout_started(self, deployment: str, replica_set: str, revision: int) -> None:
+        """A Deployment created a new ReplicaSet: count the requests from now on apart."""
+        self.rollouts.append({"deployment": deployment, "replicaSet": replica_set,
+                              "revision": revision, "at": self.cluster.clock.now_ms / 1000,
+                              "sent": 0, "failed": 0})  # fmt: skip
 
     def slice_changed(self, name: str, slice_: dict) -> None:
         if name != self.service:
@@ -109,6 +117,9 @@ class Traffic:
             self.sent += count
             self.succeeded += ok
             self.failed += failed
+            if self.rollouts:
+                self.rollouts[-1]["sent"] += count
+                self.rollouts[-1]["failed"] += failed
             second = self.per_second.setdefault(now_ms // 1000, [0, 0])
             second[0] += ok
             second[1] += failed
@@ -124,4 +135,5 @@ class Traffic:
             "failed": self.failed,
             "noEndpoints": self.no_endpoints,
             "perSecond": [[t, ok, bad] for t, (ok, bad) in sorted(self.per_second.items())],
+            "rollouts": [dict(entry) for entry in self.rollouts],
         }

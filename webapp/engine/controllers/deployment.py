@@ -113,6 +113,9 @@ def _create_new_rs(
         replicas = rules.new_rs_new_replicas(deployment, old_rss, placeholder)
     rs = rules.new_replica_set(deployment, template_hash, revision, replicas, now)
     cluster.add_replica_set(rs)
+    if cluster.traffic_client is not None:
+        cluster.traffic_client.rollout_started(deployment["metadata"]["name"], rs["metadata"]["name"],
+                                               revision)  # fmt: skip
     status = deployment.setdefault("status", {})
     condition = rules.new_replica_set_created_condition(rs["metadata"]["name"], now)
     deployment["status"] = rules.set_condition(status, condition)
