@@ -112,6 +112,7 @@ function kubectlTranscript(views) {
   const parts = [];
   if (views.get) parts.push("$ kubectl get pods,rs,deploy,jobs,sts -o wide\n" + views.get);
   if (views.endpointslices) parts.push("$ kubectl get endpointslices\n" + views.endpointslices);
+  if (views.watch) parts.push("$ kubectl get pods -w\n" + views.watch + "\n");
   for (const [name, text] of Object.entries(views.rolloutStatus || {})) {
     parts.push(`$ kubectl rollout status ${name}\n` + text);
   }

@@ -49,5 +49,6 @@ def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(
     expect(kubectl).to_contain_text("$ kubectl get pods,rs,deploy,jobs,sts -o wide")
     expect(kubectl).to_contain_text("deployment.apps/web")
     expect(kubectl).to_contain_text("$ kubectl rollout status deployment/web")
+    expect(kubectl).to_contain_text("$ kubectl get pods -w")
     page.screenshot(path=str(artifacts / "cluster-strip.png"))
     assert errors == []

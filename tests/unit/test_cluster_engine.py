@@ -544,3 +544,20 @@ def test_the_traffic_counts_each_rollout_apart() -> None:
     assert rollouts[1]["failed"] > 0  # the rolling update without preStop
     assert rollouts[0]["failed"] == sim.traffic()["noEndpoints"]  # before any Pod was Ready
     assert sum(r["sent"] for r in rollouts) == sim.traffic()["sent"]
+
+
+def test_the_watch_across_pods_is_kubectl_get_pods_w() -> None:
+    from webapp.kubectl import watch_lines
+    from webapp.sessions.views import ClusterWatch
+
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    watch = ClusterWatch()
+    sim.advance(20)
+    watch.text(sim)  # fed in two steps ...
+    sim.advance(60)
+    text = watch.text(sim)
+    versions = [(sim.wall_time(t), kind, pod) for t, kind, pod in sim.watch_versions]
+    assert text == "\n".join(watch_lines(versions))  # ... the same as all at once
+    names = {line.split()[0] for line in text.splitlines()[1:]}
+    assert len(names) == 6  # three Pods of each ReplicaSet
+    assert any("Terminating" in line for line in text.splitlines())

@@ -48,6 +48,30 @@ MAX_SYNC_ROUNDS = 8
 MAX_PODS_CREATED = 2000
 
 
+class _WatchTee(list):
+    """A Pod's watch versions that also go, in order, to the cluster's watch of every Pod
+    (what `kubectl get pods -w` receives across Pods)."""
+
+    __slots__ = ("merged",)
+
+    def __init__(self, merged: list) -> None:
+        super().__init__()
+        self.merged = merged
+
+    def append(self, item: Any) -> None:
+        super().append(item)
+        self.merged.append(item)
+
+    def __reduce__(self) -> Any:
+        return (_WatchTee._restore, (self.merged, list(self)))
+
+    @staticmethod
+    def _restore(merged: list, items: list) -> _WatchTee:
+        tee = _WatchTee(merged)
+        list.extend(tee, items)
+        return tee
+
+
 class PodRun(Simulation):
     """One Pod of the cluster, created by a controller at the cluster's current time."""
 
@@ -67,6 +91,7 @@ class PodRun(Simulation):
         self.services = cluster.services
         self.nodes_by_name = cluster.nodes_by_name
         self._init_pod(pod, created_ms=cluster.clock.now_ms)
+        self.pod_versions = _WatchTee(cluster.watch_versions)
         self._submit()
 
     def _own_script(self) -> list[dict]:
@@ -137,6 +162,8 @@ class ClusterSimulation:
         self.nodes_by_name = {
             n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
         }
+        # every Pod's watch versions (t, "ADDED"|"MODIFIED"|"DELETED", pod), in order
+        self.watch_versions: list[tuple[float, str, dict]] = []
         self.runs: dict[str, PodRun] = {}  # every Pod ever created, in creation order
         self.dirty: dict[str, PodRun] = {}  # Pods whose object must be rebuilt
         self.deployments: dict[str, dict] = {}

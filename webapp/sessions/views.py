@@ -87,6 +87,7 @@ class StateCache:
         self._logs_key: Any = None
         self.cluster: dict[str, Any] | None = None  # a workload scenario's objects and traffic
         self._cluster_key: Any = None
+        self._cluster_watch = ClusterWatch()
 
     def refresh(self, wall_now: float | None = None) -> None:
         """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
@@ -149,6 +150,7 @@ class StateCache:
             return
         self._cluster_key = key
         value = cluster_state(sim)
+        value["views"]["watch"] = self._cluster_watch.text(sim)
         if self._keep("cluster", value):
             self.cluster = value
 
@@ -207,6 +209,32 @@ class StateCache:
             "stage": stage_of(self.sim.transitions),
             **({"cluster": self.cluster} if self.cluster is not None else {}),
         }
+
+
+WATCH_LINES = 300  # `kubectl get pods -w` across Pods: the last lines sent to the page
+
+
+class ClusterWatch:
+    """`kubectl get pods -w` over every Pod of a cluster run, fed incrementally: one
+    tabwriter with kubectl's remembered widths, new watch events formatted once each."""
+
+    def __init__(self) -> None:
+        self._source: Any = None
+        self._seen = 0
+        self._writer: Any = None
+        self._lines: list[str] = []
+
+    def text(self, sim: Any) -> str:
+        versions = sim.watch_versions
+        if versions is not self._source:  # another run (a replay): start again
+            self._source, self._seen, self._lines = versions, 0, []
+            self._writer = kubectl.watch_writer()
+        for t, _kind, pod in versions[self._seen :]:
+            self._lines.extend(kubectl.watch_event_lines(self._writer, sim.wall_time(t), pod))
+        self._seen = len(versions)
+        if len(self._lines) > WATCH_LINES + 1:
+            self._lines = [self._lines[0], *self._lines[-WATCH_LINES:]]
+        return "\n".join(self._lines)
 
 
 def _owner(obj: dict[str, Any]) -> dict[str, str] | None:
