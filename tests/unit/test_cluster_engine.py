@@ -561,3 +561,16 @@ def test_the_watch_across_pods_is_kubectl_get_pods_w() -> None:
     names = {line.split()[0] for line in text.splitlines()[1:]}
     assert len(names) == 6  # three Pods of each ReplicaSet
     assert any("Terminating" in line for line in text.splitlines())
+
+
+def test_a_run_holds_at_most_its_live_pod_limit(monkeypatch) -> None:
+    from webapp.engine import cluster
+
+    monkeypatch.setattr(cluster, "MAX_LIVE_PODS", 5)
+    sim = Simulation.from_yaml(DEPLOYMENT.split("---\napiVersion: playground")[0])
+    sim.act({"action": "scale", "name": "web", "replicas": 8})
+    sim.advance(10)
+    assert len(sim.objects("Pod")) == 5
+    assert [e["message"] for e in sim.events() if e["reason"] == "FailedCreate"] == [
+        "Error creating: the playground runs at most 5 Pods at once"
+    ]

@@ -46,6 +46,7 @@ MAX_SYNC_ROUNDS = 8
 # Pods one run may create in all (docs/limits.md): past it the controllers' creates fail
 # with a FailedCreate Warning, so a crash-looping Job or a churning set stays bounded.
 MAX_PODS_CREATED = 2000
+MAX_LIVE_PODS = 200  # ... and at most this many at once, over all workloads
 
 
 class _WatchTee(list):
@@ -165,8 +166,11 @@ class ClusterSimulation:
         # every Pod's watch versions (t, "ADDED"|"MODIFIED"|"DELETED", pod), in order
         self.watch_versions: list[tuple[float, str, dict]] = []
         self.runs: dict[str, PodRun] = {}  # every Pod ever created, in creation order
+        self._owned: dict[str, dict[str, PodRun]] = {}  # owner uid -> its Pods not yet removed
         self.dirty: dict[str, PodRun] = {}  # Pods whose object must be rebuilt
         self.deployments: dict[str, dict] = {}
+        # Deployment uid -> (key, (new RS uid, old RS uids)): controllers/deployment.py
+        self.rs_split_cache: dict[str, tuple] = {}
         self.replica_sets: dict[str, dict] = {}
         self.jobs: dict[str, dict] = {}
         self.stateful_sets: dict[str, dict] = {}
@@ -181,6 +185,8 @@ class ClusterSimulation:
         # `get -w` would have received
         self.deployment_versions: dict[str, list[tuple[float, dict]]] = {}
         self._sync_due: set[int] = set()
+        self._full_due: set[int] = set()  # instants whose pass syncs every controller
+        self._dirty_uids: set[str] = set()  # controllers whose Pods changed since their sync
         self._syncing = False
         self.focus_name: str | None = None
         self._limit_reported = False
@@ -323,10 +329,14 @@ class ClusterSimulation:
         return [run for run in self.runs.values() if not run.pod_removed]
 
     def owned_pods(self, owner: dict) -> list[dict]:
-        uid = owner["metadata"]["uid"]
+        """The Pod objects (not yet removed) whose controller is ``owner``, oldest first."""
         found = []
-        for run in self.runs.values():
-            if run.pod_removed or _owner_uid(run.pod_object_dict) != uid:
+        owned = self._owned.get(owner["metadata"]["uid"])
+        if not owned:
+            return found
+        for name, run in list(owned.items()):
+            if run.pod_removed:
+                del owned[name]  # gone from the API: never owned again
                 continue
             pod = run.pod()
             if pod is not None:
@@ -357,11 +367,16 @@ class ClusterSimulation:
     def can_create(self, owner: dict) -> bool:
         """False (with one FailedCreate Warning on ``owner``) once MAX_PODS_CREATED Pods were
         created in this run."""
-        if len(self.runs) + len(self.gone) < MAX_PODS_CREATED:
+        live = sum(len(owned) for owned in self._owned.values())
+        if len(self.runs) + len(self.gone) < MAX_PODS_CREATED and live < MAX_LIVE_PODS:
             return True
         if not self._limit_reported:
             self._limit_reported = True
-            message = f"the playground's limit of {MAX_PODS_CREATED} Pods per run is reached"
+            message = (
+                f"the playground's limit of {MAX_PODS_CREATED} Pods per run is reached"
+                if live < MAX_LIVE_PODS
+                else f"the playground runs at most {MAX_LIVE_PODS} Pods at once"
+            )
             self.workload_event(owner, "Warning", "FailedCreate", f"Error creating: {message}",
                                 component="playground")  # fmt: skip
         return False
@@ -374,6 +389,7 @@ class ClusterSimulation:
         seed = f"{self.seed}/pod/{name}" + (f"/{len(self.gone)}" if earlier is not None else "")
         run = PodRun(self, pod, seed=seed)
         self.runs[name] = run
+        self._owned.setdefault(_owner_uid(pod), {})[name] = run
         if self.focus_name is None:
             self.focus_name = name
         return run
@@ -396,40 +412,72 @@ class ClusterSimulation:
     # -- controllers ----------------------------------------------------------------------
 
     def pod_changed(self, run: PodRun) -> None:
-        """A Pod object changed (or is gone): the controllers and endpoints look again."""
-        self.sync_at(self.now)
+        """A Pod object changed (or is gone): its controller looks again (only it: the
+        other controllers' Pods did not change), then the endpoints."""
+        self._dirty_uids.add(_owner_uid(run.pod_object_dict))
+        self.sync_at(self.now, everything=False)
 
-    def sync_at(self, seconds: float) -> None:
-        """Queue a controller pass at virtual second ``seconds`` (once per instant)."""
+    def sync_at(self, seconds: float, *, everything: bool = True) -> None:
+        """Queue a controller pass at virtual second ``seconds`` (once per instant). A
+        requeue (``everything``) syncs every controller: their state depends on time too
+        (minReadySeconds, deadlines, back-off); a Pod change only its owner's."""
         at_ms = max(to_ms(seconds), self.clock.now_ms)
-        if at_ms in self._sync_due or at_ms > self.horizon_ms:
+        if at_ms > self.horizon_ms:
+            return
+        if everything:
+            self._full_due.add(at_ms)
+        if at_ms in self._sync_due:
             return
         self._sync_due.add(at_ms)
         self.clock.schedule(at_ms, partial(self._sync_event, at_ms), URGENT)
 
     def _sync_event(self, at_ms: int) -> None:
         self._sync_due.discard(at_ms)
-        self.sync()
+        everything = at_ms in self._full_due
+        self._full_due.discard(at_ms)
+        self.sync(everything=everything)
 
-    def sync(self) -> None:
-        """One pass of the Deployment and ReplicaSet controllers, then the EndpointSlices."""
+    def _take_dirty(self) -> set[str]:
+        self._flush_pods()
+        dirty, self._dirty_uids = self._dirty_uids, set()
+        return dirty
+
+    def sync(self, *, everything: bool = True) -> None:
+        """One pass of the controllers (ReplicaSets, Jobs, StatefulSets, then Deployments,
+        in rounds until the Deployments change nothing), then the PodDisruptionBudgets and
+        the EndpointSlices. Without ``everything``, only the controllers whose Pods changed
+        (and the Deployments above them) sync: the others would decide nothing new."""
         if self._syncing:
             return
         self._syncing = True
         try:
-            self._flush_pods()
+            dirty = self._take_dirty()
+
+            def wanted(obj: dict) -> bool:
+                return everything or obj["metadata"]["uid"] in dirty
+
             for _ in range(MAX_SYNC_ROUNDS):
                 for rs in list(self.replica_sets.values()):
-                    replicaset_controller.sync_replica_set(self, rs)
-                self._flush_pods()
-                changed = False
+                    if wanted(rs):
+                        replicaset_controller.sync_replica_set(self, rs)
+                        dirty.add(_owner_uid(rs))
+                dirty |= self._take_dirty()
                 for job in list(self.jobs.values()):
-                    job_controller.sync_job(self, job)
+                    if wanted(job):
+                        job_controller.sync_job(self, job)
                 for sts in list(self.stateful_sets.values()):
-                    statefulset_controller.sync_stateful_set(self, sts)
-                self._flush_pods()
+                    if wanted(sts):
+                        statefulset_controller.sync_stateful_set(self, sts)
+                dirty |= self._take_dirty()
+                changed = False
                 for deployment in list(self.deployments.values()):
-                    changed |= deployment_controller.sync_deployment(self, deployment)
+                    if wanted(deployment) and deployment_controller.sync_deployment(
+                        self, deployment
+                    ):
+                        changed = True
+                        dirty.update(
+                            rs["metadata"]["uid"] for rs in self.owned_replica_sets(deployment)
+                        )
                 if not changed:
                     break
             for pdb in self.pdbs.values():

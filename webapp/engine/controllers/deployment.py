@@ -30,8 +30,7 @@ def sync_deployment(cluster: ClusterSimulation, deployment: dict[str, Any]) -> b
         deployment["status"] = paused_status
     replica_sets = cluster.owned_replica_sets(deployment)
     kind = rules.sync_kind(deployment, replica_sets)
-    new_rs = rules.find_new_replica_set(deployment, replica_sets)
-    old_rss = rules.find_old_replica_sets(deployment, replica_sets)
+    new_rs, old_rss = _new_and_old(cluster, deployment, replica_sets)
     changed = False
     if kind == "status":
         pass
@@ -73,6 +72,28 @@ def sync_deployment(cluster: ClusterSimulation, deployment: dict[str, Any]) -> b
     if after:
         cluster.sync_at(now + after)
     return changed
+
+
+def _new_and_old(
+    cluster: ClusterSimulation, deployment: dict, replica_sets: list[dict]
+) -> tuple[dict | None, list[dict]]:
+    """``FindNewReplicaSet`` / ``FindOldReplicaSets``, remembered while neither the
+    Deployment's spec (its generation) nor its set of ReplicaSets changed: comparing
+    templates deep-copies them, and a pass runs at every Pod change. A ReplicaSet's template
+    never changes after it is created."""
+    key = (deployment["metadata"]["uid"], deployment["metadata"].get("generation"),
+           tuple(rs["metadata"]["uid"] for rs in replica_sets))  # fmt: skip
+    cached = cluster.rs_split_cache.get(deployment["metadata"]["uid"])
+    if cached is not None and cached[0] == key:
+        new_uid, old_uids = cached[1]
+        by_uid = {rs["metadata"]["uid"]: rs for rs in replica_sets}
+        return (by_uid[new_uid] if new_uid else None), [by_uid[u] for u in old_uids]
+    new_rs = rules.find_new_replica_set(deployment, replica_sets)
+    old_rss = rules.find_old_replica_sets(deployment, replica_sets)
+    cluster.rs_split_cache[deployment["metadata"]["uid"]] = (
+        key, ((new_rs or {}).get("metadata", {}).get("uid"), [r["metadata"]["uid"] for r in old_rss])
+    )  # fmt: skip
+    return new_rs, old_rss
 
 
 def _apply(cluster: ClusterSimulation, deployment: dict, changes: dict[str, int]) -> bool:
