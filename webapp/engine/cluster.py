@@ -46,7 +46,7 @@ MAX_SYNC_ROUNDS = 8
 # Pods one run may create in all (docs/limits.md): past it the controllers' creates fail
 # with a FailedCreate Warning, so a crash-looping Job or a churning set stays bounded.
 MAX_PODS_CREATED = 2000
-MAX_LIVE_PODS = 200  # ... and at most this many at once, over all workloads
+MAX_LIVE_PODS = 100  # ... and at most this many at once, over all workloads
 
 
 class _WatchTee(list):
