@@ -92,3 +92,12 @@ def test_a_workload_run_is_the_same_forward_sliced_and_replayed(path: Path) -> N
     forward.advance(80)
     replayed = Simulation.replay(forward.scenario, forward.actions, 120)
     assert dumps(forward.trace()) == dumps(replayed.trace())
+
+
+def test_min_ready_seconds_slows_the_rollout_down() -> None:
+    def last_scaling(name: str) -> str:
+        sim = Simulation.from_yaml((ROOT / f"scenarios/workloads/{name}.yaml").read_text())
+        sim.advance(SECONDS)
+        return [e["lastTimestamp"] for e in sim.events() if e["reason"] == "ScalingReplicaSet"][-1]
+
+    assert last_scaling("rolling-update-min-ready") > last_scaling("rolling-update-prestop")
