@@ -117,6 +117,9 @@ function kubectlTranscript(views) {
     parts.push(`$ kubectl rollout status ${name}\n` + text);
   }
   if (views.pdbs) parts.push("$ kubectl get pdb\n" + views.pdbs);
+  for (const [name, text] of Object.entries(views.describe || {})) {
+    parts.push(`$ kubectl describe ${name.replace("/", " ")}\n` + text);
+  }
   for (const [node, text] of Object.entries(views.drains || {})) {
     parts.push(`$ kubectl drain ${node} --ignore-daemonsets\n` + text);
   }

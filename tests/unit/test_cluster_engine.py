@@ -308,11 +308,11 @@ def test_recreate_stops_every_old_pod_before_the_new_replica_set_scales_up() -> 
     sim.advance(120)
     scaling = [m for _, r, m in controller_events(sim) if r == "ScalingReplicaSet"]
     assert [(m.split()[1], m.split()[4], m.split()[6:]) for m in scaling] == [
-        ("up", "web-566969f775", ["3"]),
-        ("down", "web-566969f775", ["0", "from", "3"]),
+        ("up", "web-6b4876d74d", ["3"]),
+        ("down", "web-6b4876d74d", ["0", "from", "3"]),
         ("up", scaling[2].split()[4], ["3"]),
     ]
-    assert scaling[2].split()[4] != "web-566969f775"
+    assert scaling[2].split()[4] != "web-6b4876d74d"
     # with nothing serving between the two, requests go to no endpoint for a while
     assert sim.traffic()["noEndpoints"] > 165
 

@@ -129,6 +129,24 @@ class PodRun(Simulation):
         return scheduler.ScheduleResult(min(feasible)[2], "") if feasible else result
 
 
+# What apply_pod_defaults fills in that only a Pod's admission adds (ServiceAccount,
+# Priority, DefaultTolerationSeconds): a Pod template keeps these as written.
+_ADMISSION_ONLY = ("serviceAccountName", "serviceAccount", "preemptionPolicy", "priority",
+                   "tolerations")  # fmt: skip
+
+
+def template_spec_defaults(spec: dict) -> dict:
+    """``SetDefaults_PodSpec`` on a workload's Pod template: the Pod defaults without what
+    the Pod admission plugins add (those come when each Pod is created)."""
+    defaulted = apply_pod_defaults({"metadata": {}, "spec": spec})["spec"]
+    for key in _ADMISSION_ONLY:
+        if key in spec:
+            defaulted[key] = copy.deepcopy(spec[key])
+        else:
+            defaulted.pop(key, None)
+    return defaulted
+
+
 def _owner_uid(obj: dict) -> str:
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("controller"):
@@ -226,9 +244,7 @@ class ClusterSimulation:
             return
         spec.setdefault("replicas", 1)
         template = spec.setdefault("template", {})
-        defaulted = apply_pod_defaults({"metadata": template.get("metadata") or {},
-                                        "spec": template.get("spec") or {}})  # fmt: skip
-        template["spec"] = defaulted["spec"]
+        template["spec"] = template_spec_defaults(template.get("spec") or {})
         if obj["kind"] == "StatefulSet":
             spec.setdefault("podManagementPolicy", "OrderedReady")
             spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
@@ -269,9 +285,7 @@ class ClusterSimulation:
         labels = dict((template.get("metadata") or {}).get("labels") or {})
         labels.update(generated)
         template["metadata"] = {**(template.get("metadata") or {}), "labels": labels}
-        defaulted = apply_pod_defaults({"metadata": template["metadata"],
-                                        "spec": template.get("spec") or {}})  # fmt: skip
-        template["spec"] = defaulted["spec"]
+        template["spec"] = template_spec_defaults(template.get("spec") or {})
         job["metadata"].setdefault("labels", {}).update(
             {k: v for k, v in generated.items() if k.startswith("batch.")}
         )

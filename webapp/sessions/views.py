@@ -237,6 +237,37 @@ class ClusterWatch:
         return "\n".join(self._lines)
 
 
+def _describes(sim: Any, deployments: list, replica_sets: list, jobs: list, stateful_sets: list,
+               pods: list, now: Any) -> dict[str, str]:  # fmt: skip
+    """`kubectl describe deployment|job|statefulset NAME` for every one of them."""
+    from webapp.engine.controllers.rules import deployment as deployment_rules
+
+    events = sim.events()
+    texts = {}
+    for deployment in deployments:
+        uid = deployment["metadata"]["uid"]
+        owned = [rs for rs in replica_sets
+                 if any(r.get("uid") == uid for r in rs["metadata"].get("ownerReferences") or [])]  # fmt: skip
+        new = deployment_rules.find_new_replica_set(deployment, owned)
+        old = deployment_rules.find_old_replica_sets(deployment, owned)
+        mine = kubectl_workloads.events_of_object(deployment, "Deployment", events)
+        texts[f"deployment/{deployment['metadata']['name']}"] = (
+            kubectl_workloads.describe_deployment(deployment, old, [new] if new else [], mine, now)
+        )
+    for job in jobs:
+        mine = kubectl_workloads.events_of_object(job, "Job", events)
+        texts[f"job/{job['metadata']['name']}"] = kubectl_workloads.describe_job(job, mine, now)
+    for sts in stateful_sets:
+        uid = sts["metadata"]["uid"]
+        owned_pods = [p for p in pods
+                      if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]  # fmt: skip
+        mine = kubectl_workloads.events_of_object(sts, "StatefulSet", events)
+        texts[f"statefulset/{sts['metadata']['name']}"] = kubectl_workloads.describe_statefulset(
+            sts, owned_pods, mine, now
+        )
+    return texts
+
+
 def _owner(obj: dict[str, Any]) -> dict[str, str] | None:
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("controller"):
@@ -293,6 +324,7 @@ def cluster_state(sim: Any) -> dict[str, Any]:
             "endpointslices": kubectl_workloads.get_endpointslices(slices, now),
             "rolloutStatus": rollout,
             "pdbs": kubectl_workloads.get_pdbs(sim.objects("PodDisruptionBudget"), now),
+            "describe": _describes(sim, deployments, replica_sets, jobs, stateful_sets, pods, now),
             "drains": {node: "\n".join(run.lines) + "\n" for node, run in sim.drains.items()},
         },
     }
