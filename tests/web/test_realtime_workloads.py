@@ -128,3 +128,18 @@ def test_a_workload_share_link_opens_at_its_moment_with_its_focus(
     assert any(t["step"] == "removed" for t in snapshot["transitions"])
     assert len(snapshot["cluster"]["pods"]) >= 4
     assert [a["action"] for a in snapshot["actions"]] == ["focus", "scale"]
+
+
+def test_seeking_back_in_a_cluster_run_shows_exactly_what_was_seen(
+    client: SocketIOTestClient,
+) -> None:
+    client.emit("join", {"scenario": "rolling-update"})
+    one(client, "snapshot")
+    client.emit("clock", {"op": "seek", "value": 45})
+    seen = one(client, "snapshot")
+    client.emit("clock", {"op": "seek", "value": 150})
+    assert one(client, "snapshot")["now"] == 150
+    client.emit("clock", {"op": "seek", "value": 45})
+    again = one(client, "snapshot")
+    for key in ("pod", "events", "transitions", "endpointSlices", "cluster"):
+        assert again[key] == seen[key], key
