@@ -574,3 +574,37 @@ def test_a_run_holds_at_most_its_live_pod_limit(monkeypatch) -> None:
     assert [e["message"] for e in sim.events() if e["reason"] == "FailedCreate"] == [
         "Error creating: the playground runs at most 5 Pods at once"
     ]
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"action": "scale", "name": "web", "replicas": 1.5},
+        {"action": "scale", "name": "web", "replicas": True},
+        {"action": "scale", "name": ["web"], "replicas": 1},
+        {"action": "scale", "kind": "Job", "name": "web", "replicas": 1},
+        {"action": "delete", "name": None},
+        {"action": "delete", "gracePeriodSeconds": -1},
+        {"action": "delete", "force": "yes"},
+        {"action": "set-image", "name": "web", "container": "nginx", "image": "a b"},
+        {"action": "set-image", "name": "web", "container": "nginx"},
+        {"action": "rollout-undo", "name": "web", "toRevision": 99},
+        {"action": "focus"},
+        {"action": "drain", "node": 3},
+        {"action": "apply", "yaml": "kind: Pod\n"},
+        {"action": "apply", "yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+        {"action": "apply", "yaml": DEPLOYMENT.split("---")[0].replace("app: web", "app: x")},
+        {"action": "crash", "container": "nginx", "exitCode": 999},
+        {"action": "node-up", "node": "node-1"},
+        {"action": "scale", "name": "web", "replicas": 1, "extra": 1},
+        [],
+        "scale",
+    ],
+)  # fmt: skip
+def test_hostile_actions_are_refused_and_change_nothing(action) -> None:
+    sim = Simulation.from_yaml(DEPLOYMENT)
+    sim.advance(20)
+    before = json.dumps(sim.trace(), sort_keys=True)
+    with pytest.raises(ActionError):
+        sim.act(action)
+    assert json.dumps(sim.trace(), sort_keys=True) == before
