@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
-from . import realtime, routes, security, storage
+from . import classes, realtime, routes, security, storage
 from .config import load_config
 from .paths import resource_dir
 from .sessions import wire
@@ -44,7 +44,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     security.init_app(app)
     storage.init_app(app)
     catalog = routes.init_app(app)
-    realtime.init_app(app, socketio, catalog)
+    rt = realtime.init_app(app, socketio, catalog)
+    classes.init_app(app, rt)
     return app
 
 
