@@ -392,3 +392,31 @@ def test_watch_and_export(app: Flask) -> None:
     lines = text.splitlines()
     assert lines[0].startswith("name,connected,following")
     assert lines[1].startswith("'=cmd")  # never a formula in a spreadsheet
+
+
+def test_handout_gives_each_student_their_own_paused_session(app: Flask) -> None:
+    made = new_class(app)
+    teacher, snap = teach(app, made)
+    ann, _ = join(app, made["code"], "Ann")
+    bob, _ = join(app, made["code"], "Bob")
+    bob.disconnect()
+    teacher.emit("class:handout", {"yaml": "kind: Pod\n"})
+    assert errors(teacher)[0]["code"] == "invalid_scenario"
+    assert of(received(ann), "snapshot") == []  # a refused hand-out changes nothing
+    teacher.emit("class:handout", {"scenario": "plain-pod", "at": 4})
+    messages = received(ann)
+    handed = of(messages, "snapshot")[-1]
+    assert handed["session"] != snap["session"] and handed["now"] == 4
+    assert handed["clock"]["playing"] is False
+    assert of(messages, "class:state")[-1]["own"] == "handout"
+    ann.emit("clock", {"op": "play"})
+    assert not errors(ann)
+    # Bob was away: he gets his own copy when he comes back.
+    cls = classes_of(app).get(made["code"])
+    assert cls is not None
+    token_bob = None
+    for student in cls.students.values():
+        if student.name == "Bob":
+            assert student.own == "handout" and student.session_id is None
+            token_bob = student
+    assert token_bob is not None
