@@ -420,3 +420,53 @@ def test_handout_gives_each_student_their_own_paused_session(app: Flask) -> None
             assert student.own == "handout" and student.session_id is None
             token_bob = student
     assert token_bob is not None
+
+
+def test_adhoc_status_question_is_computed_answered_counted_and_revealed(app: Flask) -> None:
+    made = new_class(app)
+    teacher, snap = teach(app, made)
+    ann, _ = join(app, made["code"], "Ann")
+    bob, _ = join(app, made["code"], "Bob")
+    teacher.emit("clock", {"op": "play"})
+    run(app, 0.5, rounds=2)
+    received(teacher)
+    teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 5}})
+    messages = received(teacher)
+    assert not of(messages, "error"), messages
+    session = realtime_of(app).manager.get(snap["session"])
+    assert session is not None and session.clock.playing is False  # the clock pauses
+    [question] = of(received(ann), "class:question")
+    assert "answer" not in question and "why" not in question
+    assert question["question"]["zh"] == "5 秒后 STATUS 会是什么？"
+    assert 2 <= len(question["choices"]) <= 5
+    # The answer is what the run shows 5 s on: play it and read STATUS.
+    cls = classes_of(app).get(made["code"])
+    assert cls is not None
+    correct = cls.questions[question["id"]]["answer"]
+    expected_at = session.sim.now + 5
+    session.run_until(expected_at)
+    from webapp import kubectl
+
+    status = kubectl.pod_columns(session.sim.pod(), session.sim.wall_time())["STATUS"]
+    assert question["choices"][correct]["en"] == status
+    ann.emit("class:answer", {"id": question["id"], "choice": correct})
+    bob.emit(
+        "class:answer", {"id": question["id"], "choice": (correct + 1) % len(question["choices"])}
+    )
+    bob.emit("class:answer", {"id": question["id"], "choice": 99})
+    assert errors(bob)[0]["code"] == "class_bad_choice"
+    roster = of(received(teacher), "class:roster")[-1]
+    [tallied] = roster["questions"]
+    assert tallied["answered"] == 2 and tallied["counts"][correct] == 1
+    assert {s["name"]: s["answers"] for s in roster["students"]} == {
+        "Ann": {question["id"]: correct},
+        "Bob": {question["id"]: (correct + 1) % len(question["choices"])},
+    }
+    # Students never get the roster (nor each other's answers) before or after the reveal.
+    assert not of(received(ann), "class:roster")
+    teacher.emit("class:reveal", {"id": question["id"]})
+    results = of(received(ann), "class:results")[0]
+    assert results["answer"] == correct and results["mine"] == correct
+    assert "Bob" not in str(results)
+    ann.emit("class:answer", {"id": question["id"], "choice": 0})
+    assert errors(ann)[0]["code"] == "class_unknown_question"
