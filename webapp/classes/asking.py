@@ -73,6 +73,7 @@ def status_question(
     ordered = sorted(pool, key=lambda s: (s == "", s))
     choices = [GONE if s == "" else {"en": s, "zh": s} for s in ordered]
     n = f"{seconds:g}"
+    then = f"{round(now + seconds, 1):g}"
     return {
         "kind": "status",
         "question": {
@@ -82,8 +83,8 @@ def status_question(
         "choices": choices,
         "answer": ordered.index(answer_text),
         "why": {
-            "en": f"At second {now + seconds:g} the run shows STATUS {status or 'nothing: the Pod is gone'}.",
-            "zh": f"在第 {now + seconds:g} 秒，运行显示的 STATUS 是 {status or '空：Pod 已不存在'}。",
+            "en": f"At second {then} the run shows STATUS {status or 'nothing: the Pod is gone'}.",
+            "zh": f"在第 {then} 秒，运行显示的 STATUS 是 {status or '空：Pod 已不存在'}。",
         },
         "at": now,
     }

@@ -542,6 +542,29 @@ class Classes:
         socketio.start_background_task(loop)
 
 
+_WORDS: dict[str, tuple[int, set[str]]] = {}  # session id -> (transitions seen, words)
+
+
+def _seen_words(session: Session) -> set[str]:
+    """Words that have appeared in the run (steps, reasons, states), as the page's lesson
+    panel reads them (static/js/state.js, seenWords); kept up to date incrementally."""
+    transitions = session.sim.transitions
+    seen, words = _WORDS.get(session.id, (0, set()))
+    if seen > len(transitions):  # a new history (seek back, apply)
+        seen, words = 0, set()
+    for tr in transitions[seen:]:
+        words.add(str(tr.get("step")))
+        after = tr.get("after")
+        if isinstance(after, str):
+            words.add(after)
+        elif isinstance(after, dict):
+            words.update(str(after[k]) for k in ("reason", "state") if after.get(k))
+    _WORDS[session.id] = (len(transitions), words)
+    if len(_WORDS) > 10_000:
+        _WORDS.clear()
+    return words
+
+
 def _session_view(session: Session | None) -> dict[str, Any]:
     """The few facts the roster shows of a run: virtual second, STATUS, stage, lesson steps
     reached. Read without waiting for the session's lock (the last values it rendered)."""
@@ -553,15 +576,22 @@ def _session_view(session: Session | None) -> dict[str, Any]:
     sim = session.sim
     transitions = sim.transitions
     stage = transitions[-1].get("stage") if transitions else None
-    lesson = session.scenario.simulation.get("lesson") or []
-    steps = lesson if isinstance(lesson, list) else lesson.get("steps", [])
-    reached = sum(
-        1 for step in steps if isinstance(step, dict) and float(step.get("at", 1e18)) <= sim.now
-    )
+    steps = session.scenario.simulation.get("lesson") or []
+    if isinstance(steps, dict):
+        steps = steps.get("steps") or []
+    status = columns.get("STATUS", "")
+    words = _seen_words(session) | {status}
+    reached = 0
+    for step in steps:
+        if not isinstance(step, dict):
+            continue
+        at = step.get("at")
+        if (isinstance(at, int | float) and sim.now >= at) or step.get("when") in words:
+            reached += 1
     pod = sim.pod() if hasattr(sim, "pod") else None
     return {
         "now": sim.now,
-        "status": columns.get("STATUS", "") if pod is not None else "Gone",
+        "status": status if pod is not None else "Gone",
         "stage": stage or "",
         "lessonSteps": reached,
     }
