@@ -470,3 +470,22 @@ def test_adhoc_status_question_is_computed_answered_counted_and_revealed(app: Fl
     assert "Bob" not in str(results)
     ann.emit("class:answer", {"id": question["id"], "choice": 0})
     assert errors(ann)[0]["code"] == "class_unknown_question"
+
+
+def test_repeated_yaml_errors_mark_a_student_as_maybe_stuck(app: Flask) -> None:
+    made = new_class(app)
+    _teacher, _ = teach(app, made)
+    ann, _ = join(app, made["code"], "Ann")
+    ann.emit("class:fork", {})
+    for _ in range(3):
+        ann.emit("apply", {"yaml": "kind: Pod\n"})
+    assert [e["code"] for e in errors(ann)] == ["invalid_scenario"] * 3
+    cls = classes_of(app).get(made["code"])
+    assert cls is not None
+    [row] = classes_of(app).roster(cls)["students"]
+    assert "yaml_errors" in row["stuck"]
+    ann.emit("apply", {"yaml": POD})
+    ann.emit("class:follow", {})
+    ann.emit("class:fork", {})
+    [row] = classes_of(app).roster(cls)["students"]
+    assert "yaml_errors" not in row["stuck"]

@@ -56,6 +56,7 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     classes.creations = RateLimiter(per_hour / 3600.0, burst=per_hour)  # type: ignore[attr-defined]
     rt.gates.append(classes.gate)
     rt.leaving.append(classes.leave)
+    rt.refusals.append(classes.refused)
     socketio: Any = app.extensions["socketio"]
     for event, fn in events.register(classes).items():
         socketio.on(event)(guarded(rt, event, fn, limited=True))

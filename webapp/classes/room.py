@@ -75,6 +75,7 @@ class Student:
     session_id: str | None = None
     last_activity: float = field(default_factory=time.time)
     apply_errors: int = 0  # `apply` refused in a row (invalid YAML)
+    applying: bool = False  # their last event was an `apply` not (yet) refused
     progress: tuple[float, float] = (0.0, 0.0)  # (virtual second, wall time it last moved)
     failing_since: float | None = None  # virtual second a failing STATUS was first seen
 
@@ -236,6 +237,9 @@ class Classes:
             student = cls.students.get(entry[2]) if cls else None
             if student is not None:
                 student.last_activity = self.clock()
+                if student.applying:  # their last `apply` was not refused
+                    student.apply_errors = 0
+                student.applying = event == "apply"
         if event.startswith("class:") or event == "lang":
             return
         session = self.rt.manager.session_of(sid)
@@ -264,6 +268,16 @@ class Classes:
         cls = self._classes.get(code)
         if event == "apply" and cls is not None and cls.locked:
             raise Refusal("class_editor_locked")
+
+    def refused(self, event: str, sid: str, refusal: Refusal) -> None:
+        """An event of tab `sid` was refused: a student's invalid YAML counts towards "may be
+        stuck"."""
+        if event != "apply" or refusal.code != "invalid_scenario":
+            return
+        found = self.member(sid)
+        if found is not None and found[2] is not None:
+            found[2].applying = False
+            found[2].apply_errors += 1
 
     def leave(self, sid: str) -> None:
         """Tab `sid` disconnected."""

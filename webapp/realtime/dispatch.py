@@ -45,6 +45,8 @@ def guarded(rt: Realtime, event: str, fn: Handler, *, limited: bool) -> Callable
             rt.refuse(sid, refusal_for(problem))
         except Refusal as refusal:
             rt.refuse(sid, refusal)
+            for hook in rt.refusals:
+                hook(event, sid, refusal)
         except Exception:
             log.exception("%s handler failed", event)
             rt.refuse(sid, Refusal("internal_error"))

@@ -47,8 +47,10 @@ class Realtime:
     outbox: Outbox
     # Checks run before every counted event's handler: `gate(event, sid, payload)` raises a
     # Refusal to refuse it (the classroom: a following student may not drive the teacher's
-    # run). `leaving(sid)` hooks run when a tab disconnects.
+    # run). `leaving(sid)` hooks run when a tab disconnects, `refusals(event, sid, refusal)`
+    # after an event was refused.
     gates: list[Any] = field(default_factory=list)
+    refusals: list[Any] = field(default_factory=list)
     leaving: list[Any] = field(default_factory=list)
 
     def lang(self, sid: str) -> str:
