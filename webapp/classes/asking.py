@@ -93,6 +93,9 @@ def status_question(
 def ask(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, Any]) -> None:
     check.only_fields(payload, ["question"])
     spec = check.require_object(payload.get("question"))
+    if "id" in spec:
+        ask_scenario_question(classes, rt, cls, spec)
+        return
     check.only_fields(spec, ["kind", "seconds"])
     if spec.get("kind", "status") != "status":
         raise PayloadProblem("bad_question")
@@ -115,7 +118,14 @@ def ask(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, Any])
             rt.send_tick(teacher)
         status, _ = status_at(classes, teacher, seconds)
     question = status_question(status, current, seconds, now)
-    qid = f"q{len(cls.questions) + 1}"
+    publish(classes, cls, question)
+
+
+def publish(classes: Classes, cls: Classroom, question: dict[str, Any]) -> None:
+    """Store a question (with its answer) and send it to every tab (without)."""
+    qid = question.get("id") or f"q{len(cls.questions) + 1}"
+    if qid in cls.questions:
+        qid = f"{qid}-{len(cls.questions) + 1}"
     question["id"] = qid
     with cls.lock:
         cls.questions[qid] = question
@@ -166,3 +176,38 @@ def reveal(classes: Classes, cls: Classroom, payload: dict[str, Any]) -> None:
         classes.emit("class:results", mine, sid)
     classes.save(cls)
     classes.send_roster(cls)
+
+
+def ask_scenario_question(
+    classes: Classes, rt: Realtime, cls: Classroom, spec: dict[str, Any]
+) -> None:
+    """One of the scenario's own questions (`lesson.questions`), answered from the
+    teacher's run at this moment."""
+    from webapp.classes import quiz
+
+    check.only_fields(spec, ["id"])
+    wanted = check.text(spec, "id", limit=64)
+    teacher = classes.teacher_session(cls)
+    found = [q for q in teacher.scenario.simulation.get("questions") or [] if q["id"] == wanted]
+    if not found:
+        raise Refusal("class_unknown_question", id=check.shown_name(wanted))
+    spec_question = found[0]
+    with rt.working(teacher):
+        with teacher.lock:
+            teacher.clock.pause()
+            rt.send_tick(teacher)
+            scenario, actions, now = (
+                teacher.scenario,
+                [dict(a) for a in teacher.actions],
+                teacher.sim.now,
+            )
+        right, _, _ = quiz.answer(classes.replay, scenario, actions, now, spec_question)
+    if right is None:
+        raise Refusal("quiz_unanswerable", id=check.shown_name(wanted))
+    question = {
+        **quiz.public(spec_question),
+        "answer": right,
+        "why": spec_question["why"],
+        "at": now,
+    }
+    publish(classes, cls, question)

@@ -201,7 +201,44 @@ def register(classes: Classes) -> dict[str, Any]:
         cls, student = classes.student_of(sid)
         answer(classes, cls, student, payload)
 
+    def on_quiz(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`quiz:ask {id}`: the answer to one of the scenario's questions, now, on this tab's
+        own run (alone, it is a quiz; a student in a class waits for the reveal)."""
+        from webapp.classes import quiz
+
+        check.only_fields(payload, ["id"])
+        entry = classes.members.get(sid)
+        if entry is not None and entry[1] == "student":
+            raise Refusal("quiz_in_class")
+        wanted = check.text(payload, "id", limit=64)
+        session = rt.joined_session(sid)
+        found = [q for q in session.scenario.simulation.get("questions") or [] if q["id"] == wanted]
+        if not found:
+            raise Refusal("class_unknown_question", id=check.shown_name(wanted))
+        with rt.working(session):
+            with session.lock:
+                scenario, actions, now = (
+                    session.scenario,
+                    [dict(a) for a in session.actions],
+                    session.sim.now,
+                )
+            right, check_at, _ = quiz.answer(classes.replay, scenario, actions, now, found[0])
+        if right is None:
+            raise Refusal("quiz_unanswerable", id=check.shown_name(wanted))
+        classes.emit(
+            "quiz:answer",
+            {
+                "id": wanted,
+                "answer": right,
+                "why": found[0]["why"],
+                "askedAt": now,
+                "checkAt": check_at,
+            },
+            sid,
+        )
+
     return {
+        "quiz:ask": on_quiz,
         "class:teach": on_teach,
         "class:join": on_join,
         "class:follow": on_follow,

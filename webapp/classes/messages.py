@@ -70,6 +70,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Too many requests from this student: at most {limit} per second.",
         "zh": "这位学生的请求太多了：每秒最多 {limit} 次。",
     },
+    "quiz_unanswerable": {
+        "en": 'Question "{id}" has no single right answer in this run (none or several choices '
+        "hold): the scenario's question needs fixing.",
+        "zh": "问题“{id}”在这次运行中没有唯一的正确答案（没有或有多个选项成立）：场景里的问题需要修改。",
+    },
+    "quiz_in_class": {
+        "en": "In a class, the teacher asks and reveals the questions.",
+        "zh": "在课堂中，由老师提问并公布答案。",
+    },
     "classes_rate_limited": {
         "en": "Too many new classes from this address: at most {limit} an hour.",
         "zh": "这个地址新建的课堂太多了：每小时最多 {limit} 个。",

@@ -240,7 +240,7 @@ class Classes:
                 if student.applying:  # their last `apply` was not refused
                     student.apply_errors = 0
                 student.applying = event == "apply"
-        if event.startswith("class:") or event == "lang":
+        if event.startswith(("class:", "quiz:")) or event == "lang":
             return
         session = self.rt.manager.session_of(sid)
         if event == "join":
