@@ -6,6 +6,7 @@
 import { h, fill, setText, emit } from "./dom.js";
 import * as i18n from "./i18n.js";
 import { TEXTS } from "./classroom-texts.js";
+import { seenWords } from "./state.js";
 
 for (const lang of i18n.LANGS) Object.assign(i18n.CATALOGUE[lang], TEXTS[lang]);
 
@@ -420,10 +421,84 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       close);
   }
 
-  i18n.onLanguageChange(() => render());
+  // ------------------------------------------------------------------ the scenario's questions
+  // A question comes when the run reaches its second (`at`) or its status word (`when`):
+  // the clock pauses and the learner answers (alone: the server then says which choice the
+  // run bears out, and why). In a class the teacher's page asks the class instead, and a
+  // student's page waits for the teacher. Questions already passed when a run is opened
+  // (a reload, a seek) are not asked again.
+  const quizBox = h("div", { class: "class-question quiz", id: "quiz", hidden: true });
+  document.getElementById("lesson")?.append(quizBox);
+  let quizRun = null; // session + scenario the fired set belongs to
+  let fired = new Set();
+  let lastNow = null;
+  let quiz = null; // {question, chosen, answer}
+  socket.on("quiz:answer", (value) => {
+    if (quiz && quiz.question.id === value.id) {
+      quiz.answer = value;
+      renderQuiz();
+    }
+  });
+  function due(question, state, words) {
+    if (question.at !== null && question.at !== undefined) return state.now >= question.at;
+    return Boolean(question.when && words.has(question.when));
+  }
+  function update(state) {
+    const questions = state.scenario?.questions || [];
+    const run = `${state.session}|${state.scenario?.name}|${state.scenario?.yaml?.length}`;
+    const words = questions.some((q) => q.when) ? seenWords(state) : new Set();
+    if (run !== quizRun || (lastNow !== null && state.now < lastNow)) {
+      // A new run, or time went back (seek, restart): what is already due counts as asked.
+      quizRun = run;
+      fired = new Set(questions.filter((q) => due(q, state, words) && (q.at ?? 1) > 0).map((q) => q.id));
+      if (quiz && !questions.some((q) => q.id === quiz.question.id)) quiz = null;
+    }
+    lastNow = state.now;
+    if (role === "student") return;
+    for (const question of questions) {
+      if (fired.has(question.id) || !due(question, state, words)) continue;
+      fired.add(question.id);
+      if (role === "teacher") {
+        socket.emit("class:ask", { question: { id: question.id } });
+      } else {
+        emit("pg:clock", { op: "pause" });
+        quiz = { question, chosen: null, answer: null };
+        renderQuiz();
+      }
+      break;
+    }
+  }
+  function renderQuiz() {
+    quizBox.hidden = !quiz;
+    if (!quiz) return;
+    const { question, chosen, answer } = quiz;
+    fill(quizBox,
+      h("p", { class: "class-question-text", id: "quiz-text" }, text(question.question)),
+      h("div", { class: "class-choices", role: "group" }, question.choices.map((choice, i) =>
+        h("button", { type: "button", class: ["button", "class-choice", chosen === i ? "chosen" : "",
+          answer && answer.answer === i ? "right" : ""], "aria-pressed": String(chosen === i), disabled: chosen !== null,
+        dataset: { choice: String(i) }, on: { click: () => {
+          quiz.chosen = i;
+          socket.emit("quiz:ask", { id: question.id });
+          renderQuiz();
+        } } }, text(choice)))),
+      answer ? h("p", { class: "class-revealed", id: "quiz-result" }, i18n.t(answer.answer === chosen ? "class.yours.right" : "class.revealed",
+        { answer: text(question.choices[answer.answer]) })) : null,
+      answer ? h("p", { class: "hint" }, text(answer.why)) : null,
+      answer ? h("button", { type: "button", class: "button", id: "quiz-close", on: { click: () => {
+        quiz = null;
+        renderQuiz();
+      } } }, i18n.t("class.watch.close")) : null);
+  }
+
+  i18n.onLanguageChange(() => {
+    render();
+    renderQuiz();
+  });
   render();
 
   return {
+    update,
     inClass: () => Boolean(code && (role === "teacher" || role === "student")),
     join,
     handleError,

@@ -61,6 +61,7 @@ showLanguage(i18n.lang());
 
 function render() {
   for (const part of parts) part.update(state);
+  inClass.update(state);
   const d = diagramModel(state);
   Object.assign(body.dataset, {
     session: state.session ?? "",

@@ -167,8 +167,10 @@ def test_a_class_with_one_teacher_and_three_students(
         teacher.set_viewport_size({"width": 1920, "height": 1080})
         teacher.screenshot(path=str(artifacts / "class-teacher-present-1920x1080.png"))
         teacher.click("#present-toggle")
+        teacher.evaluate("() => window.scrollTo(0, 0)")
         teacher.screenshot(path=str(artifacts / "class-teacher-1920x1080.png"), full_page=True)
         mei.set_viewport_size({"width": 1280, "height": 720})
+        mei.evaluate("() => window.scrollTo(0, 0)")
         mei.screenshot(path=str(artifacts / "class-student-zh-1280x720.png"))
         # Keyboard: Space plays and pauses in presenter mode.
         teacher.click("#present-toggle")
@@ -217,3 +219,23 @@ def test_presenter_at_1280x720_with_200_percent_zoom(
         page.screenshot(path=str(artifacts / "class-present-1280x720-zoom200.png"))
     finally:
         ctx.close()
+
+
+def test_a_scenario_question_alone_is_a_quiz(page: Page) -> None:
+    page.goto("/?scenario=crash-loop-backoff")
+    expect(page.locator("body")).to_have_attribute("data-session", ANY)
+    page.select_option("#speed", "10")
+    page.click("#play")
+    expect(page.locator("#quiz-text")).to_be_visible(timeout=20_000)
+    expect(page.locator("body")).to_have_attribute("data-playing", "false")  # the clock paused
+    assert float(body(page, "now")) >= 30
+    page.locator("#quiz .class-choice", has_text="CrashLoopBackOff").click()
+    expect(page.locator("#quiz-result")).to_have_text("You answered right.")
+    expect(page.locator("#quiz .class-choice.right")).to_have_text("CrashLoopBackOff")
+    page.click("#quiz-close")
+    expect(page.locator("#quiz")).to_be_hidden()
+    # Played on, the run bears the answer out.
+    page.click("#play")
+    page.wait_for_function("() => Number(document.body.dataset.now) >= 41", timeout=20_000)
+    page.click("#play")
+    expect(page.locator("body")).to_have_attribute("data-status", "CrashLoopBackOff")
