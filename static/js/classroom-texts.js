@@ -1,6 +1,7 @@
 // The classroom's words, in English and 简体中文 (merged into i18n.js's catalogue).
 export const TEXTS = {
   en: {
+    "class.menu": "Class",
     "class.start": "Start a class",
     "class.start.failed": "Could not start a class: {message}",
     "class.joinCode": "Class code",
@@ -66,6 +67,7 @@ export const TEXTS = {
     "tab.class": "This tab joined class {code}.",
   },
   zh: {
+    "class.menu": "课堂",
     "class.start": "开始上课",
     "class.start.failed": "无法开始课堂：{message}",
     "class.joinCode": "课堂代码",

@@ -91,9 +91,20 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   codeInput.addEventListener("keydown", (event) => {
     if (event.key === "Enter") joinByCode();
   });
-  const startGroup = h("div", { class: "topbar-group class-entry", role: "group" }, startButton, codeLabel, codeInput, codeGo);
-  topbar.insertBefore(h("div", { class: "topbar-group" }, presentToggle), connection);
-  if (!code) topbar.insertBefore(startGroup, connection);
+  // One small menu in the top bar ("Class ▾"), so that the bar stays one line at 1280 px.
+  const entrySummary = h("summary", { class: "button", id: "class-menu" });
+  const startGroup = h("details", { class: "class-entry" }, entrySummary,
+    h("div", { class: "menu class-menu" }, startButton,
+      h("div", { class: "class-join-row" }, codeLabel, codeInput, codeGo)));
+  if (code) topbar.insertBefore(h("div", { class: "topbar-group" }, presentToggle), connection);
+  else document.querySelector(".topbar .download")?.after(startGroup);
+  function renderEntry() {
+    setText(entrySummary, i18n.t("class.menu"));
+    setText(startButton, i18n.t("class.start"));
+    setText(codeLabel, i18n.t("class.joinCode"));
+    setText(codeGo, i18n.t("class.joinCode.go"));
+    codeInput.placeholder = "ABC234";
+  }
 
   async function startClass() {
     startButton.disabled = true;
@@ -275,6 +286,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   // ------------------------------------------------------------------ rendering
   function render() {
+    renderEntry();
     panel.hidden = !code;
     if (!code) return;
     setText(heading, i18n.t("class.heading", { code: role === "student" ? code : "" }).trim());

@@ -20,6 +20,7 @@ def body(page: Page, name: str) -> str:
 def start_class(teacher: Page) -> str:
     teacher.goto("/?scenario=crash-loop-backoff")
     expect(teacher.locator("body")).to_have_attribute("data-session", ANY)
+    teacher.click("#class-menu")
     teacher.click("#class-start")
     teacher.wait_for_url(re.compile(r"/c/[A-Z0-9]+/teach$"))
     assert "#key" not in teacher.url  # the key never stays in the address bar
@@ -33,6 +34,7 @@ def start_class(teacher: Page) -> str:
 def join_class(page: Page, code: str, name: str, *, by_code: bool) -> None:
     if by_code:
         page.goto("/")
+        page.click("#class-menu")
         page.fill("#class-code", code.lower())
         page.click("#class-code-go")
         page.wait_for_url(re.compile(rf"/c/{code}$"))
