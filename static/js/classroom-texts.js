@@ -65,6 +65,7 @@ export const TEXTS = {
     "class.yours.right": "You answered right.",
     "class.yours.wrong": "You answered {mine}.",
     "tab.class": "This tab joined class {code}.",
+    "quiz.toggle": "Pause for the scenario's prediction questions",
   },
   zh: {
     "class.menu": "课堂",
@@ -131,5 +132,6 @@ export const TEXTS = {
     "class.yours.right": "你答对了。",
     "class.yours.wrong": "你的回答是 {mine}。",
     "tab.class": "这个标签页加入了课堂 {code}。",
+    "quiz.toggle": "遇到场景的预测问题时暂停",
   },
 };

@@ -440,7 +440,26 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   // student's page waits for the teacher. Questions already passed when a run is opened
   // (a reload, a seek) are not asked again.
   const quizBox = h("div", { class: "class-question quiz", id: "quiz", hidden: true });
-  document.getElementById("lesson")?.append(quizBox);
+  // A learner may turn the pauses off (remembered); a class's teacher decides for the class.
+  const QUIZ_KEY = "pod-playground.quiz";
+  const quizOn = () => {
+    try {
+      return localStorage.getItem(QUIZ_KEY) !== "off";
+    } catch {
+      return true;
+    }
+  };
+  const quizToggle = h("input", { type: "checkbox", id: "quiz-toggle", on: { change: () => {
+    try {
+      localStorage.setItem(QUIZ_KEY, quizToggle.checked ? "on" : "off");
+    } catch {
+      // not remembered
+    }
+  } } });
+  const quizToggleText = h("span", {});
+  const quizToggleRow = h("label", { class: "quiz-toggle hint", hidden: true }, quizToggle, " ", quizToggleText);
+  document.getElementById("lesson")?.append(quizToggleRow, quizBox);
+  let fresh = true; // the next update follows a snapshot: what is due then is not asked
   let quizRun = null; // session + scenario the fired set belongs to
   let fired = new Set();
   let lastNow = null;
@@ -459,7 +478,13 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     const questions = state.scenario?.questions || [];
     const run = `${state.session}|${state.scenario?.name}|${state.scenario?.yaml?.length}`;
     const words = questions.some((q) => q.when) ? seenWords(state) : new Set();
-    if (run !== quizRun || (lastNow !== null && state.now < lastNow)) {
+    quizToggleRow.hidden = !questions.length || role === "student";
+    quizToggle.checked = quizOn();
+    setText(quizToggleText, i18n.t("quiz.toggle"));
+    if (fresh || run !== quizRun || (lastNow !== null && state.now < lastNow)) {
+      // A new run, a snapshot (join, seek, apply) or time went back: what is already due
+      // counts as asked; questions come as a run plays or steps into them.
+      fresh = false;
       // A new run, or time went back (seek, restart): what is already due counts as asked.
       quizRun = run;
       fired = new Set(questions.filter((q) => due(q, state, words) && (q.at ?? 1) > 0).map((q) => q.id));
@@ -470,6 +495,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     for (const question of questions) {
       if (fired.has(question.id) || !due(question, state, words)) continue;
       fired.add(question.id);
+      if (role !== "teacher" && !quizOn()) continue;
       if (role === "teacher") {
         socket.emit("class:ask", { question: { id: question.id } });
       } else {
@@ -511,6 +537,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   return {
     update,
+    snapshotArrived: () => {
+      fresh = true;
+    },
     inClass: () => Boolean(code && (role === "teacher" || role === "student")),
     join,
     handleError,

@@ -165,6 +165,7 @@ socket.on("snapshot", (msg) => {
   joiningWithSession = false;
   awaitingApply = false;
   state = applySnapshot(state, msg);
+  inClass.snapshotArrived();
   if (msg.session) sessionStorage.setItem(SESSION_KEY, msg.session);
   editor.snapshotArrived(state);
   render();
