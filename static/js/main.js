@@ -196,6 +196,11 @@ socket.on("error", (err) => {
 
 // ------------------------------------------------------------------ what the parts ask for
 on("pg:join", (source) => {
+  if (inClass.inClass()) {
+    // In a class the teacher's pick restarts the class's run; a student's page has no picker.
+    if (inClass.role === "teacher" && source.scenario) socket.emit("class:scenario", { scenario: source.scenario });
+    return;
+  }
   sessionStorage.removeItem(SESSION_KEY);
   if (source.scenario) history.replaceState(null, "", `/?scenario=${encodeURIComponent(source.scenario)}`);
   join(source);

@@ -489,3 +489,16 @@ def test_repeated_yaml_errors_mark_a_student_as_maybe_stuck(app: Flask) -> None:
     ann.emit("class:fork", {})
     [row] = classes_of(app).roster(cls)["students"]
     assert "yaml_errors" not in row["stuck"]
+
+
+def test_teacher_picks_a_builtin_for_the_class(app: Flask) -> None:
+    made = new_class(app)
+    teacher, snap = teach(app, made)
+    ann, _ = join(app, made["code"], "Ann")
+    ann.emit("class:scenario", {"scenario": "plain-pod"})
+    assert errors(ann)[0]["code"] == "class_teacher_only"
+    teacher.emit("class:scenario", {"scenario": "plain-pod"})
+    fresh = of(received(ann), "snapshot")[-1]
+    assert fresh["session"] == snap["session"] and fresh["scenario"]["name"] == "plain-pod"
+    teacher.emit("class:scenario", {"scenario": "nope"})
+    assert errors(teacher)[0]["code"] == "unknown_scenario"

@@ -14,6 +14,9 @@ client -> server
     class:answer  {id, choice}              student
     class:watch   {name}                    teacher: a read-only look at one student's run
     class:export  {}                        teacher: the roster and answers as CSV text
+    class:scenario {scenario}               teacher: restart the class's run with a built-in
+    quiz:ask      {id}                      any tab but a student's: the answer to one of
+                                            the scenario's questions on its own run (quiz.py)
     class:end     {}                        teacher
 server -> client: class:state, class:roster (teacher), class:question, class:results,
 class:watch, class:export, and the ordinary snapshot / tick / error.
@@ -237,7 +240,28 @@ def register(classes: Classes) -> dict[str, Any]:
             sid,
         )
 
+    def on_scenario(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:scenario {scenario}`: the teacher picks a built-in scenario; the class's
+        run restarts with it (followers get the new snapshot)."""
+        from webapp.realtime.state import engine_class
+
+        check.only_fields(payload, ["scenario"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "scenario")
+        scenario = rt.catalog.get(name)
+        if scenario is None:
+            raise Refusal("unknown_scenario", name=name)
+        teacher = classes.teacher_session(cls)
+        with rt.working(teacher):
+            sim = engine_class().from_scenario(scenario, seed=teacher.seed)
+            with teacher.lock:
+                teacher.restart(sim)
+                teacher.used = True
+                rt.send_snapshot(teacher, to_room=True)
+        classes.save(cls)
+
     return {
+        "class:scenario": on_scenario,
         "quiz:ask": on_quiz,
         "class:teach": on_teach,
         "class:join": on_join,
