@@ -139,6 +139,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const heading = h("h2", { id: "class-heading", class: "class-heading" });
   const codeBig = h("strong", { class: "class-code", id: "class-code-big" });
   const message = h("p", { class: "class-message", id: "class-message", role: "status", "aria-live": "polite" });
+  const note = h("p", { class: "class-note hint", id: "class-note", role: "status" });
 
   // Teacher
   if (role === "teacher" && location.hash.startsWith("#key=")) {
@@ -194,7 +195,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   if (role === "teacher") {
     fill(panel,
       h("div", { class: "class-identity" }, heading, codeBig,
-        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message),
+        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note),
       qr,
       h("div", { class: "class-tools" },
         h("div", { class: "control-row" }, modeButton, lockButton, exportButton, endButton),
@@ -207,7 +208,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("div", { class: "class-roster-wrap" }, rosterHeading, rosterTable, watchOut));
   } else if (role === "student") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, you, followState, message),
+      h("div", { class: "class-identity" }, heading, you, followState, message, note),
       nameForm,
       h("div", { class: "control-row class-student-tools" }, tryButton, followButton),
       questionBox);
@@ -537,6 +538,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   return {
     update,
+    note: (text) => setText(note, text),
     snapshotArrived: () => {
       fresh = true;
     },

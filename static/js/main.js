@@ -132,7 +132,7 @@ let urlFirst = navigationType === "navigate" && Boolean(body.dataset.share || bo
 
 function join(source = null) {
   if (inClass.inClass() && !source) {
-    if (urlFirst || sessionStorage.getItem(SESSION_KEY)) controls.showMessage(i18n.t("tab.class", { code: inClass.code }));
+    if (urlFirst || sessionStorage.getItem(SESSION_KEY)) inClass.note(i18n.t("tab.class", { code: inClass.code }));
     urlFirst = false;
     inClass.join();
     return;

@@ -28,6 +28,8 @@ def start_class(teacher: Page) -> str:
     assert CODE.match(code), code
     expect(teacher.locator("body")).to_have_attribute("data-class-role", "teacher")
     expect(teacher.locator("body")).to_have_attribute("data-session", ANY)
+    # The tab had a run of its own: it says it switched to the class.
+    expect(teacher.locator("#class-note")).to_have_text(f"This tab joined class {code}.")
     return code
 
 
