@@ -24,6 +24,9 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_MAX_PENDING_PER_CLIENT": 256,
     "SERVER_MAX_CONNECTIONS": 1000,  # requests and WebSockets served at once
     "SERVER_MAX_CONNECTIONS_PER_CLIENT": 100,
+    # A kept-alive connection waits this long for its next request, without a thread
+    # (0: every response closes its connection; at most 300).
+    "SERVER_KEEPALIVE_SECONDS": 15.0,
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
@@ -78,6 +81,7 @@ _ENV_INTS = (
 )
 _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",
+    "SERVER_KEEPALIVE_SECONDS",
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",
     "CLIENT_CPU_SHARE",
