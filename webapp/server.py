@@ -427,6 +427,9 @@ class PlaygroundServer(ThreadedWSGIServer):
         self._served_lock = threading.Lock()
         self._gate_started = False
         self._closing = False
+        extensions = getattr(app, "extensions", None)
+        if isinstance(extensions, dict):
+            extensions["playground.server"] = self  # its gauges on /metrics
         eio = _engineio_of(app)
         self.pinger: Pinger | None = None
         if eio is not None:
