@@ -228,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{args.clients} HTTP clients x {args.requests} requests (CodeMirror bundle, br, and "
         f"/healthz, alternating); {args.tabs} tabs x {args.steps} clock steps; "
-        f"{os.cpu_count()} CPUs"
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (others' work skews "
+        "wall times; CPU per 1000 is steadier)"
     )
     header = (
         f"{'variant':<20} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'conns':>6} "
