@@ -8,9 +8,12 @@ HTTP requests (the WebSocket's frames are the session, not the page).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
+
+from tests.web.live import serve_with_server
 
 FIRST_VISIT_MAX_BYTES = 200 * 1024
 REPEAT_VISIT_MAX_BYTES = 20 * 1024
@@ -25,6 +28,7 @@ class Wire:
         self.urls: dict[str, str] = {}
         self.headers: dict[str, dict[str, str]] = {}
         self.bytes: dict[str, int] = {}
+        self.connections: set[Any] = set()
         self.session.on("Network.requestWillBeSent", self._sent)
         self.session.on("Network.responseReceived", self._received)
         self.session.on("Network.loadingFinished", self._finished)
@@ -35,6 +39,8 @@ class Wire:
     def _received(self, event: dict[str, Any]) -> None:
         response = event["response"]
         self.headers[response["url"]] = {k.lower(): v for k, v in response["headers"].items()}
+        if not response.get("fromDiskCache") and not response.get("fromPrefetchCache"):
+            self.connections.add(response.get("connectionId"))
 
     def _finished(self, event: dict[str, Any]) -> None:
         url = self.urls.get(event["requestId"], "?")
@@ -98,3 +104,21 @@ def test_first_and_repeat_visit_bytes_and_headers(browser: Browser, base_url: st
     assert repeat_total < REPEAT_VISIT_MAX_BYTES, repeat
     assert errors == []
     context.close()
+
+
+def test_our_server_keeps_the_page_requests_on_few_connections(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Through the server `pod-playground` runs (webapp/server.py), with keep-alive."""
+    with serve_with_server(tmp_path) as (_app, url, _server):
+        context = browser.new_context()
+        page = context.new_page()
+        wire = Wire(page)
+        _load(page, url)
+        requests = wire.page_bytes()
+        print(f"{len(requests)} requests over {len(wire.connections)} TCP connections")
+        assert len(requests) >= 20
+        # Chromium opens at most 6 connections to one host; without keep-alive, one each.
+        assert 1 <= len(wire.connections) <= 6, wire.connections
+        assert wire.headers[url + "/"].get("connection") == "keep-alive"
+        context.close()
