@@ -40,7 +40,8 @@ URL_PREFIX = "/assets/"
 IMMUTABLE = "public, max-age=31536000, immutable"
 MANIFEST = "manifest.json"
 
-# The style sheets of index.html, in cascade order: served as one file.
+# The style sheets of index.html, in cascade order: served as one file. A new sheet goes
+# here (tests/web/test_assets.py checks that every sheet is bundled or loaded on its own).
 CSS_BUNDLE = "css/bundle.css"
 CSS_BUNDLE_PARTS = (
     "base",

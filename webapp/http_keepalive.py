@@ -163,6 +163,7 @@ def run_wsgi_keepalive(handler: Any, keepalive_seconds: float) -> None:
             state["status"] = state["headers"] = None
             with contextlib.suppress(Exception):
                 execute(InternalServerError())
+        handler.close_connection = True  # the 500's head said keep-alive: close anyway
         handler.server.log("error", f"Error on request: {error!r}")
         return
     handler.wfile.flush()

@@ -180,3 +180,11 @@ def test_prebuilt_assets_are_served_as_built(tmp_path: Path) -> None:
 )
 def test_accept_encoding_is_read_with_its_weights(header: str | None, expected: set[str]) -> None:
     assert accepted_encodings(header) == expected
+
+
+def test_every_style_sheet_is_in_the_bundle_or_loaded_on_its_own() -> None:
+    """A new sheet must be added to CSS_BUNDLE_PARTS (in its cascade place), or the page
+    would silently lose it."""
+    standalone = {"editor-shadow"}  # the editor's shadow root links it (static/js/editor.js)
+    sheets = {path.stem for path in (STATIC / "css").glob("*.css")}
+    assert sheets == set(asset_files.CSS_BUNDLE_PARTS) | standalone

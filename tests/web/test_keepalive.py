@@ -15,16 +15,20 @@ import pytest
 from tests.web.fake_engine import FakeSimulation
 from tests.web.live import WAIT, serve_with_server
 from tests.web.test_server import until
-from webapp.server import ServerLimits, keepalive_seconds
+from webapp.server import PlaygroundServer, ServerLimits, keepalive_seconds
 
 
 def _port(url: str) -> int:
     return int(url.rsplit(":", 1)[1])
 
 
+_leftover: dict[int, bytes] = {}
+
+
 def _read_response(sock: socket.socket) -> tuple[bytes, bytes]:
-    """One response with a Content-Length: (head, body)."""
-    data = b""
+    """One response with a Content-Length: (head, body). What arrived after it (the next
+    pipelined response) is kept for the next call."""
+    data = _leftover.pop(sock.fileno(), b"")
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(65536)
         assert chunk, data
@@ -36,8 +40,12 @@ def _read_response(sock: socket.socket) -> tuple[bytes, bytes]:
         if line.lower().startswith(b"content-length")
     )
     while len(body) < length:
-        body += sock.recv(65536)
-    return head, body
+        chunk = sock.recv(65536)
+        assert chunk, body
+        body += chunk
+    if len(body) > length:
+        _leftover[sock.fileno()] = body[length:]
+    return head, body[:length]
 
 
 def test_requests_share_one_connection_that_waits_without_a_thread(tmp_path: Path) -> None:
@@ -140,3 +148,41 @@ def test_the_keepalive_setting_is_bounded(value: object) -> None:
                 "SERVER_KEEPALIVE_SECONDS": value,
             }
         )
+
+
+def _raw_server(app: object) -> tuple[PlaygroundServer, threading.Thread]:
+    limits = ServerLimits(request_timeout=5.0, keepalive=15.0)
+    server = PlaygroundServer("127.0.0.1", 0, app, limits)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server, thread
+
+
+def test_unsized_bodies_are_chunked_and_a_crash_closes_the_connection() -> None:
+    def app(environ: dict[str, object], start_response: object) -> list[bytes]:
+        if environ["PATH_INFO"] == "/boom":
+            raise RuntimeError("boom")
+        start_response("200 OK", [("Content-Type", "text/plain")])  # type: ignore[operator]
+        return [b"hello ", b"world"]
+
+    server, _ = _raw_server(app)
+    try:
+        sock = socket.create_connection(("127.0.0.1", server.server_port), timeout=WAIT)
+        sock.sendall(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        data = b""
+        while not data.endswith(b"0\r\n\r\n"):
+            chunk = sock.recv(65536)
+            assert chunk, data
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert b"Transfer-Encoding: chunked" in head
+        assert b"Connection: keep-alive" in head
+        assert body == b"6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n"
+        sock.sendall(b"GET /boom HTTP/1.1\r\nHost: x\r\n\r\n")
+        head, _ = _read_response(sock)
+        assert head.startswith(b"HTTP/1.1 500")
+        assert sock.recv(1) == b"", "a crashed request's connection is not kept"
+        sock.close()
+    finally:
+        server.shutdown()
+        server.server_close()
