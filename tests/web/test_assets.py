@@ -188,3 +188,15 @@ def test_every_style_sheet_is_in_the_bundle_or_loaded_on_its_own() -> None:
     standalone = {"editor-shadow"}  # the editor's shadow root links it (static/js/editor.js)
     sheets = {path.stem for path in (STATIC / "css").glob("*.css")}
     assert sheets == set(asset_files.CSS_BUNDLE_PARTS) | standalone
+
+
+def test_without_brotli_a_checkout_serves_gzip_or_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source checkout where the brotli package is missing still serves every asset."""
+    monkeypatch.setattr(asset_files, "_brotli", None)
+    monkeypatch.setattr(asset_files, "_packed", {})
+    table = AssetTable.from_source(STATIC)
+    asset = table.by_name["js/state.js"]
+    assert asset.choose("br") == ("identity", asset.identity)
+    encoding, body = asset.choose("br, gzip")
+    assert encoding == "gzip"
+    assert gzip.decompress(body) == (STATIC / "js" / "state.js").read_bytes()
