@@ -20,6 +20,10 @@ half-open requests (`GET / HTTP/1.1\\r\\nX-Slow: ` and nothing more) held 3001 t
   the request's Accept-Language). Each worker's socket has `request_timeout` as its timeout,
   so a slow body or a client that does not read the response cannot hold it for long; a
   WebSocket's socket gets a longer one (`webapp.realtime.transport`).
+- **Keep-alive without a thread.** A plain HTTP/1.1 request is answered keep-alive
+  (webapp/http_keepalive.py); its thread then ends and the connection waits in the gate
+  again, for `keepalive` seconds (SERVER_KEEPALIVE_SECONDS), closed silently after that.
+  Accepted sockets get TCP_NODELAY.
 - **Shared pings.** engine.io starts a thread per connection that sleeps `ping_interval`
   before each PING; one `Pinger` thread does it for every connection of the server, so a
   WebSocket costs three threads (its request, simple-websocket's reader and engine.io's
