@@ -48,8 +48,6 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const results = new Map(); // id -> results after a reveal
   const answered = new Map(); // id -> my choice
 
-  // Styles of their own (kept out of index.html's list).
-  document.head.append(h("link", { rel: "stylesheet", href: "/static/css/classroom.css" }));
 
   // ------------------------------------------------------------------ presenter mode
   const presentToggle = h("button", { type: "button", class: "button", id: "present-toggle",
