@@ -316,7 +316,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     i18n.translateTree(panel);
   }
 
-  const COLUMNS = ["name", "connected", "mode", "now", "status", "stage", "steps", "answers", "activity", "stuck"];
+  const COLUMNS = ["name", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck"];
   function renderRoster() {
     if (role !== "teacher") return;
     const students = roster?.students ?? [];
@@ -339,6 +339,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("td", { class: "class-name-cell" }, s.name),
       h("td", {}, i18n.t(s.connected ? "class.yes" : "class.no")),
       h("td", {}, i18n.t(mode)),
+      h("td", { class: "mono" }, s.scenario),
       h("td", {}, i18n.seconds(s.now)),
       h("td", { class: "mono" }, s.status),
       h("td", {}, s.stage),

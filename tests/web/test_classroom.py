@@ -221,6 +221,7 @@ def test_roster_goes_to_the_teacher_only_and_shows_names_as_sent(app: Flask) -> 
     row = rosters[-1]["students"][0]
     assert row["connected"] and row["following"] and row["session"] is None
     assert {"now", "status", "stage", "lastActivity", "stuck", "answers"} <= set(row)
+    assert row["scenario"] == "web"  # no Simulation document: named after its Pod
     assert not of(received(ann), "class:roster") and not of(received(bob), "class:roster")
 
 
@@ -390,7 +391,7 @@ def test_watch_and_export(app: Flask) -> None:
     teacher.emit("class:export", {})
     text = of(received(teacher), "class:export")[0]["csv"]
     lines = text.splitlines()
-    assert lines[0].startswith("name,connected,following")
+    assert lines[0].startswith("name,connected,following,own,scenario,virtual_second")
     assert lines[1].startswith("'=cmd")  # never a formula in a spreadsheet
 
 

@@ -427,6 +427,7 @@ class Classes:
                     "following": student.following,
                     "own": None if student.following else student.own,
                     "session": own.id if own is not None else None,
+                    "scenario": view["scenario"],
                     "now": view["now"],
                     "status": view["status"],
                     "stage": view["stage"],
@@ -583,7 +584,7 @@ def _session_view(session: Session | None) -> dict[str, Any]:
     """The few facts the roster shows of a run: virtual second, STATUS, stage, lesson steps
     reached. Read without waiting for the session's lock (the last values it rendered)."""
     if session is None:
-        return {"now": 0.0, "status": "", "stage": "", "lessonSteps": 0}
+        return {"now": 0.0, "status": "", "stage": "", "lessonSteps": 0, "scenario": ""}
     cache = session.cache
     views = getattr(cache, "views", {}) or {}
     columns = views.get("columns") or {}
@@ -603,7 +604,9 @@ def _session_view(session: Session | None) -> dict[str, Any]:
         if (isinstance(at, int | float) and sim.now >= at) or step.get("when") in words:
             reached += 1
     pod = sim.pod() if hasattr(sim, "pod") else None
+    simulation = session.scenario.simulation
     return {
+        "scenario": simulation.get("name") or "",
         "now": sim.now,
         "status": status if pod is not None else "Gone",
         "stage": stage or "",
