@@ -243,3 +243,28 @@ def test_a_scenario_question_alone_is_a_quiz(page: Page) -> None:
     page.wait_for_function("() => Number(document.body.dataset.now) >= 41", timeout=20_000)
     page.click("#play")
     expect(page.locator("body")).to_have_attribute("data-status", "CrashLoopBackOff")
+
+
+def test_the_scenarios_question_is_asked_of_the_class(browser: Browser, base_url: str) -> None:
+    teacher_ctx = browser.new_context(base_url=base_url)
+    student_ctx = browser.new_context(base_url=base_url, locale="zh-CN")
+    try:
+        teacher = teacher_ctx.new_page()
+        code = start_class(teacher)
+        student = student_ctx.new_page()
+        join_class(student, code, "小明", by_code=False)
+        teacher.select_option("#speed", "10")
+        teacher.click("#play")
+        # At second 30 the teacher's page asks the class; the run pauses for everyone.
+        expect(student.locator("#class-question-text")).to_have_text(
+            "应用刚刚第二次崩溃。10 秒后 STATUS 会是什么？", timeout=20_000
+        )
+        expect(teacher.locator("body")).to_have_attribute("data-playing", "false")
+        student.locator(".class-choice", has_text="CrashLoopBackOff").click()
+        expect(teacher.locator("#class-answered")).to_have_text("1 of 1 answered")
+        teacher.click("#class-reveal")
+        expect(student.locator("#class-revealed")).to_have_text("答案：CrashLoopBackOff")
+        expect(student.locator("#class-question")).to_contain_text("你答对了。")
+    finally:
+        teacher_ctx.close()
+        student_ctx.close()
