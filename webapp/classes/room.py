@@ -51,6 +51,8 @@ FAILING_STATUSES = frozenset(
     }
 )
 STUCK_STATUS_SECONDS = 120.0
+# A playing class's virtual second is written to the store at most this often (wall s).
+NOW_SAVE_SECONDS = 10.0
 
 
 def check_name(value: Any) -> str:
@@ -101,6 +103,8 @@ class Classroom:
     handout: dict[str, Any] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
     saved: str = ""  # the last state written to the store
+    saved_without_now: str = ""  # ... with its virtual second left out
+    saved_at: float = float("-inf")  # wall time of that write
 
     def connected(self) -> bool:
         return bool(self.teachers) or any(s.sid for s in self.students.values())
@@ -502,8 +506,16 @@ class Classes:
             "handout": cls.handout,
         }
         text = json.dumps(state, sort_keys=True, default=str)
+        if not force and text != cls.saved and self.clock() - cls.saved_at < NOW_SAVE_SECONDS:
+            # Only the virtual second moved (a playing run): written at most every
+            # NOW_SAVE_SECONDS, each write being an fsync; anything else is written at once.
+            without_now = json.dumps({**state, "now": None}, sort_keys=True, default=str)
+            if without_now == cls.saved_without_now:
+                return
         if force or text != cls.saved:
             cls.saved = text
+            cls.saved_without_now = json.dumps({**state, "now": None}, sort_keys=True, default=str)
+            cls.saved_at = self.clock()
             self.store.save_state(cls.code, state, yaml=cls.yaml)
 
     def end(self, cls: Classroom) -> None:
