@@ -167,6 +167,14 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (window.confirm(i18n.t("class.end.confirm"))) socket.emit("class:end", {});
   } } });
   const rosterHeading = h("h3", { class: "class-roster-heading", id: "class-roster-heading" });
+  // Who answered what stays hidden until the teacher asks for it (the chart has no names).
+  let showAnswers = false;
+  const showAnswersButton = h("button", { type: "button", class: "button", id: "class-show-answers",
+    "aria-pressed": "false", on: { click: () => {
+      showAnswers = !showAnswers;
+      showAnswersButton.setAttribute("aria-pressed", String(showAnswers));
+      renderRoster();
+    } } });
   const rosterBody = h("tbody", { id: "class-roster-body" });
   const rosterHead = h("thead", {}, h("tr"));
   const rosterTable = h("table", { class: "class-roster", id: "class-roster" }, rosterHead, rosterBody);
@@ -203,7 +211,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
           h("label", { for: "class-ask-seconds", class: "control-label", "data-i18n": "class.ask" }), askSeconds,
           h("span", { class: "control-label", "data-i18n": "class.ask.seconds" }), askButton),
         chart),
-      h("div", { class: "class-roster-wrap" }, rosterHeading, rosterTable, watchOut));
+      h("div", { class: "class-roster-wrap" }, h("div", { class: "control-row" }, rosterHeading, showAnswersButton),
+        rosterTable, watchOut));
   } else if (role === "student") {
     fill(panel,
       h("div", { class: "class-identity" }, heading, you, followState, message, note),
@@ -321,6 +330,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (role !== "teacher") return;
     const students = roster?.students ?? [];
     setText(rosterHeading, i18n.t("class.roster", { count: students.length }));
+    setText(showAnswersButton, i18n.t(showAnswers ? "class.answers.hide" : "class.answers.show"));
     fill(rosterHead.firstChild, COLUMNS.map((c) => h("th", { scope: "col" }, i18n.t(`class.col.${c}`))));
     if (!students.length) {
       fill(rosterBody, h("tr", {}, h("td", { colspan: String(COLUMNS.length), class: "hint" }, i18n.t("class.roster.empty"))));
@@ -328,7 +338,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     }
     fill(rosterBody, students.map((s) => {
       const mode = s.following ? "class.following" : s.own === "handout" ? "class.handout" : "class.fork";
-      const answers = Object.entries(s.answers).map(([id, choice]) => `${id}: ${choiceText(id, choice)}`).join(", ");
+      const answers = showAnswers
+        ? Object.entries(s.answers).map(([id, choice]) => `${id}: ${choiceText(id, choice)}`).join(", ")
+        : Object.keys(s.answers).map((id) => `${id} ✓`).join(", ");
       const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : ""], tabindex: "0",
         dataset: { name: s.name }, on: {
           click: () => socket.emit("class:watch", { name: s.name }),

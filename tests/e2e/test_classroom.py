@@ -127,6 +127,9 @@ def test_a_class_with_one_teacher_and_three_students(
         teacher.click("#class-reveal")
         for student in students:
             expect(student.locator("#class-revealed")).to_be_visible()
+        # Who answered what: hidden until the teacher asks for it.
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("q1 ✓")
+        teacher.click("#class-show-answers")
         expect(teacher.locator("#class-roster-body tr").first).to_contain_text("q1:")
 
         # Hand out: each student gets their own session, paused at second 5.
