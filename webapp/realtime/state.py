@@ -18,6 +18,7 @@ from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.realtime.outbox import Outbox
 from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
 from webapp.sessions import payloads as check
+from webapp.sessions.slices import SeekLoop
 from webapp.shares import engine_for
 
 
@@ -45,6 +46,7 @@ class Realtime:
     run_scheduler: bool
     languages: dict[str, str]
     outbox: Outbox
+    seeker: SeekLoop  # runs far seeks in slices (webapp/sessions/slices.py)
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
