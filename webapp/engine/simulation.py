@@ -375,6 +375,12 @@ class Simulation:
         """A counter that moves whenever ``transitions`` changes: a new item or a longer run."""
         return self._log.revision
 
+    @property
+    def events_revision(self) -> int:
+        """A counter that moves whenever ``events()`` changes (a repeat only bumps a count,
+        with no transition: a cache keyed on ``revision`` alone would miss it)."""
+        return self.recorder.revision
+
     def runs_extended_since(self, revision: int) -> list[dict]:
         """The transitions whose ``repeat`` grew after ``revision`` (by seq)."""
         items = self.transitions
