@@ -14,6 +14,7 @@ import * as status from "./status.js";
 import * as views from "./views.js";
 import * as derived from "./derived.js";
 import * as layout from "./layout.js";
+import * as seeking from "./seeking.js";
 import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 
 const SESSION_KEY = "pod-playground.session";
@@ -49,6 +50,7 @@ const parts = [
   derived.mount(document.getElementById("editor")),
   lesson.mount(document.getElementById("lesson")),
   controls.mount(document.getElementById("clock"), document.getElementById("actions")),
+  seeking.mount(document.getElementById("clock")),
   diagram.mount(document.getElementById("diagram")),
   timeline.mount(document.getElementById("timeline")),
   status.mount(document.getElementById("status")),
@@ -69,6 +71,7 @@ function render() {
     step: d.current?.step ?? "",
     now: String(state.now),
     playing: String(Boolean(state.clock.playing)),
+    seeking: state.seeking ? "true" : "false",
     outcome: d.outcome ?? "",
   });
 }
