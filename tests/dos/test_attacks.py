@@ -28,7 +28,7 @@ from tests.dos.harness import (
 )
 from tests.fuzz.strategies import RAW_PACKETS
 from tests.samples import POD
-from tests.worst_case import WORST_POD, worst_pod
+from tests.worst_case import CRASH_LOOP_POD, WORST_POD, worst_pod
 
 pytestmark = pytest.mark.dos
 
@@ -91,6 +91,26 @@ def test_a_seek_storm_stalls_no_other_player_and_memory_stays_bounded(
             attacker.emit("clock", {"op": "seek", "value": targets[i % len(targets)]})
         i += 1
         time.sleep(0.25)
+    end = time.monotonic()
+    problems = problems_of(server, player, (start, end), attackers)
+    for attacker in attackers:
+        attacker.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_a_first_seek_storm_in_crash_looping_runs_stalls_no_other_player(
+    server: LiveServer, player: Player
+) -> None:
+    """Every seek is a first visit to a far moment of a crash-looping run (seconds of
+    simulation each, done in slices on the seek loop): new sessions keep coming, each
+    seeking to the horizon at once."""
+    attackers = [RawClient(server, source=f"127.0.0.{2 + i}") for i in range(3)]
+    start = time.monotonic()
+    while time.monotonic() < start + 12:
+        for attacker in attackers:
+            attacker.emit("join", {"yaml": CRASH_LOOP_POD})
+            attacker.emit("clock", {"op": "seek", "value": 7200})
+        time.sleep(1.0)
     end = time.monotonic()
     problems = problems_of(server, player, (start, end), attackers)
     for attacker in attackers:
