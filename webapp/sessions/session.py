@@ -249,6 +249,8 @@ class Session:
         scheduler's), a tick waits `interval` after the previous message, and new
         transitions simply ride in the next one.
         """
+        if wall_now is not None and self.seek_target is not None:
+            return None  # while a seek runs in slices, the seek loop reports its progress
         sim = self.sim
         transitions = sim.transitions
         clock = self.clock.as_wire()
@@ -290,6 +292,22 @@ class Session:
             # shares is what the server ran, never what the tab asked for.
             payload["actions"] = self.actions
         return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
+
+    def progress_tick(
+        self, wall_now: float, interval: float = MIN_TICK_INTERVAL
+    ) -> dict[str, Any] | None:
+        """While a seek runs in slices: a light tick with only `seeking` (how far it got),
+        at most one per `interval`; the state it reaches rides in the tick at its end (or
+        after "stop here"), so no slice pays for rendering views nobody looks at."""
+        seeking = self.seeking()
+        if seeking is None or seeking == self._sent_seeking:
+            return None
+        if wall_now - self._sent_wall < interval:
+            return None
+        self.seq += 1
+        self._sent_seeking = seeking
+        self._sent_wall = wall_now
+        return {"seq": self.seq, "seeking": seeking, "sentAt": time.time()}
 
     def _actions_key(self) -> tuple[int, int]:
         return (len(self.sim.actions), len(self.future))

@@ -14,8 +14,10 @@ runs the first slice itself (a near seek is done at once, as before); the seek l
 the rest, one slice per seeking session per pass, each under that session's lock only for
 the slice and charged to its CPU budgets (a session or client that has used its share
 waits its turn), so neither the scheduler nor another session waits for it. Snapshots and
-ticks carry `seeking: {target, reached}` while it runs; the tick after the target is
-reached carries `seeking: null`, with the clock at the target as after an ordinary seek.
+ticks carry `seeking: {target, reached}` while it runs (progress ticks carry only that:
+rendering the views after every slice would cost more than the slice); the tick after the
+target is reached carries the state there, every transition since the last full message and
+`seeking: null`, with the clock at the target as after an ordinary seek.
 
 Slicing never changes the run: the engine stops only between two instants
 (`Simulation.advance_to`), so the sliced run is the run in one go, event for event.
@@ -124,8 +126,9 @@ def stop_seek(session: Session) -> bool:
 class SeekLoop:
     """Runs the pending seeks of every session, one slice each per pass, round-robin.
 
-    `emit(event, payload, room)` sends the tick after each slice (throttled to the
-    session's tick interval; the last one, at the target, is always sent). Sessions whose
+    `emit(event, payload, room)` sends a light progress tick (`seeking` only) after a slice,
+    at most ten a second, and the full tick with the state at the target when it is reached
+    (the scheduler sends no paced ticks for a seeking session). Sessions whose
     lock a handler holds, or whose session or client CPU budget is spent, are skipped this
     pass; their seek goes on when they may spend again.
     """
@@ -163,7 +166,8 @@ class SeekLoop:
                 started = time.thread_time()
                 try:
                     done = run_slice(session)
-                    payload = session.tick(None if done else self.clock())
+                    # At the target, the state there, exactly; before it, progress only.
+                    payload = session.tick() if done else session.progress_tick(self.clock())
                 except Exception:  # one broken session must not stop the others' seeks
                     log.exception("a seek slice failed; the seek stops there")
                     stop_seek(session)
