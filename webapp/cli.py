@@ -33,6 +33,9 @@ def _serve(argv: list[str]) -> int:
     from . import create_app
 
     app = create_app()
+    from .logs import configure_logging
+
+    configure_logging(app.config["LOG_FORMAT"])  # PLAYGROUND_LOG_FORMAT=json: JSON lines
     # A Werkzeug server we own (rather than socketio.run) lets --port 0 report the real
     # port, and runs with no terminal, as in CI (TECH-NOTES §2a: threading mode).
     server = make_playground_server(args.host, args.port, app)

@@ -24,6 +24,13 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_MAX_PENDING_PER_CLIENT": 256,
     "SERVER_MAX_CONNECTIONS": 1000,  # requests and WebSockets served at once
     "SERVER_MAX_CONNECTIONS_PER_CLIENT": 100,
+    # A kept-alive connection waits this long for its next request, without a thread
+    # (0: every response closes its connection; at most 300).
+    "SERVER_KEEPALIVE_SECONDS": 15.0,
+    # Operations (webapp/metrics.py, webapp/logs.py): /metrics answers loopback clients,
+    # and anyone with `Authorization: Bearer <METRICS_TOKEN>` when it is set.
+    "METRICS_TOKEN": None,
+    "LOG_FORMAT": "text",  # "json": one JSON object a line (pod-playground's logs)
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
@@ -56,6 +63,11 @@ DEFAULTS: dict[str, Any] = {
     "SHARE_CPU_BURST_SECONDS": 5.0,
     "SHARE_DB_MAX_BYTES": 256 * 1024 * 1024,  # past it, new links are refused (507)
     "SHARE_UNOPENED_DAYS": 30,  # a link never opened is deleted this long after it was made
+    # Classes (webapp/classes, docs/limits.md)
+    "CLASS_MAX_STUDENTS": 200,  # past it, class:join is refused with class_full
+    "CLASS_IDLE_SECONDS": 2 * 60 * 60,  # a class nobody is connected to ends after this
+    "CLASS_STUDENT_EVENTS_PER_SECOND": 10,  # per student, over all of their tabs
+    "CLASSES_PER_HOUR": 20,  # new classes per client address
 }
 
 _ENV_INTS = (
@@ -75,15 +87,20 @@ _ENV_INTS = (
     "SHARE_UNOPENED_DAYS",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
+    "CLASS_MAX_STUDENTS",
+    "CLASS_IDLE_SECONDS",
+    "CLASSES_PER_HOUR",
 )
 _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",
+    "SERVER_KEEPALIVE_SECONDS",
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",
     "CLIENT_CPU_SHARE",
     "CLIENT_CPU_BURST_SECONDS",
     "SHARE_CPU_SHARE",
     "SHARE_CPU_BURST_SECONDS",
+    "CLASS_STUDENT_EVENTS_PER_SECOND",
 )
 
 
@@ -91,8 +108,9 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     """Defaults, then the environment, then `overrides` (the app factory's argument)."""
     config = dict(DEFAULTS)
     config["SECRET_KEY"] = secrets.token_hex(32)
-    if os.environ.get("PLAYGROUND_DB"):
-        config["PLAYGROUND_DB"] = os.environ["PLAYGROUND_DB"]
+    for key in ("DB", "METRICS_TOKEN", "LOG_FORMAT"):
+        if os.environ.get(f"PLAYGROUND_{key}"):
+            config["PLAYGROUND_DB" if key == "DB" else key] = os.environ[f"PLAYGROUND_{key}"]
     for key in _ENV_INTS:
         value = os.environ.get(f"PLAYGROUND_{key}")
         if value:
