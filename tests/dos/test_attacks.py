@@ -39,6 +39,10 @@ RSS_BOUND = 300.0  # MB for the whole server process (it starts at about 50 MB)
 SILENT_GROWTH_BOUND = 60.0  # MB the server may grow while two clients never read for 20 s
 EXTRA_THREADS_BOUND = 100  # threads the server may add while 600 requests hang half-open
 SHARE_TEXT_LIMIT = 64 * 1024  # SHARE_MAX_TEXT_BYTES
+# Seconds until a far first seek of a crash-looping run is answered during a first-seek
+# storm: one slice of work (tens of ms) plus waiting for the GIL with the busy seek loop on
+# a loaded machine; in one request, as before slicing, it was not answered within the storm.
+ANSWER_BOUND = 3.0
 
 
 @pytest.fixture
@@ -129,7 +133,7 @@ def test_a_first_seek_storm_in_crash_looping_runs_stalls_no_other_player(
         problems.append("the seeker's far seek was not answered")
     else:
         waited, snapshot = answers[1][0] - asked, answers[1][1]
-        if waited >= GAP_BOUND:
+        if waited >= ANSWER_BOUND:
             problems.append(f"the seeker's far seek was answered after {waited:.2f} s")
         if (snapshot.get("seeking") or {}).get("target") != 7200:
             problems.append(f"the far seek was not sliced: seeking={snapshot.get('seeking')}")
