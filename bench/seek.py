@@ -7,8 +7,11 @@ The worst valid scenario is the one the attack audit found: 20 containers, each 
 three exec probes (startup, liveness, readiness) every second. For one session
 (`webapp.sessions.Session`, as the server builds it) this prints the CPU time
 (`time.process_time`) of a seek to the horizon, back to 10 s, and to random points; the
-size in bytes of the session's snapshot as JSON at the horizon; and the session's memory
-there (tracemalloc: what the session and its Simulation hold once built).
+size in bytes of the session's snapshot as JSON at the horizon; the first far seek as the
+server runs it, in slices (webapp/sessions/slices.py: the CPU time of each slice, the most
+one request or one seek-loop pass costs); the CPU time of POST /api/share for a link at the
+horizon (checked up to its last action within a bound, `checkedUntil`); and the session's
+memory there (tracemalloc: what the session and its Simulation hold once built).
 
 The measurement runs in a child process with its address space capped (RLIMIT_AS) and a
 timeout, so that a regression cannot exhaust the shared machine. Prints figures only.
@@ -108,6 +111,8 @@ def child(horizon: float, points: int, name: str) -> None:
         print(f"{points} random seeks              max {costs[-1]:7.1f} ms, median "
               f"{costs[len(costs) // 2]:.1f} ms CPU", flush=True)  # fmt: skip
     del session
+    sliced(text, horizon)
+    share_post(text, horizon)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     session = Session(Simulation.from_yaml(text), end=horizon)
@@ -117,6 +122,58 @@ def child(horizon: float, points: int, name: str) -> None:
     print(f"session memory at the horizon  {held / 1e6:9.2f} MB (tracemalloc)", flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the measuring process {peak:6.0f} MB", flush=True)
+
+
+def sliced(text: str, horizon: float) -> None:
+    """The first far seek as the server runs it (webapp/sessions/slices.py): the request
+    runs one slice, the seek loop the others; each slice is one request's worth of work."""
+    from webapp.engine import Simulation
+    from webapp.sessions import slices
+    from webapp.sessions.session import Session
+
+    session = Session(Simulation.from_yaml(text), end=horizon)
+    costs, ticks = [], []
+    while True:
+        start = time.thread_time()
+        if not costs:
+            slices.begin_seek(session, horizon)
+        done = slices.run_slice(session)
+        costs.append((time.thread_time() - start) * 1000)
+        start = time.thread_time()
+        # What the seek loop sends after it: progress (at most 10 a second; here after each
+        # slice), and the full tick with the state at the target at the end.
+        session.tick() if done else session.progress_tick(float(len(costs)))
+        ticks.append((time.thread_time() - start) * 1000)
+        if done:
+            break
+    assert session.sim.now == horizon
+    for label, values in (("slice", costs), ("tick after it", ticks)):
+        ordered = sorted(values)
+        print(f"first seek 0 -> {horizon:.0f} s in slices, {label}: {len(values)} x, max "
+              f"{ordered[-1]:.1f} ms, median {ordered[len(ordered) // 2]:.1f} ms CPU, "
+              f"{sum(values) / 1000:.2f} s in all", flush=True)  # fmt: skip
+
+
+def share_post(text: str, horizon: float) -> None:
+    """POST /api/share with the scenario at the horizon and one action near its end, as
+    the route runs it (webapp/routes.py): bounded, with `checkedUntil`."""
+    import tempfile
+
+    from webapp import create_app
+
+    folder = tempfile.mkdtemp(prefix="seek-bench-")
+    app = create_app({"TESTING": True, "PLAYGROUND_DB": f"{folder}/links.sqlite3",
+                      "SESSION_SCHEDULER": False})  # fmt: skip
+    http = app.test_client()
+    action = {"at": horizon - 200, "action": "set-probe", "container": "c1",
+              "probe": "readiness", "healthy": False}  # fmt: skip
+    for label, actions in (("no actions", []), (f"an action at {horizon - 200:.0f} s", [action])):
+        start = time.process_time()
+        answer = http.post("/api/share", json={"yaml": text, "actions": actions, "at": horizon})
+        cost = (time.process_time() - start) * 1000
+        checked = (answer.get_json() or {}).get("checkedUntil")
+        print(f"share POST at {horizon:.0f} s, {label}: {answer.status_code} in {cost:7.1f} ms "
+              f"CPU, checkedUntil {checked}", flush=True)  # fmt: skip
 
 
 def main() -> None:

@@ -35,3 +35,21 @@ def worst_pod(containers: int = MAX_CONTAINERS, period_seconds: int = 1) -> str:
 
 
 WORST_POD = worst_pod()
+
+
+def crash_loop_pod(containers: int = MAX_CONTAINERS) -> str:
+    """The worst pod, but every container also exits with code 1 after 5 + i seconds: the
+    containers crash-loop out of step, so the kubelet syncs about once a second and there is
+    little steady probing to coast over (bench/seek.py's `crash-loop` scenario)."""
+    exits = "".join(
+        f"  c{i}: {{exitAfterSeconds: {5 + i}, exitCode: 1}}\n" for i in range(containers)
+    )
+    return (
+        worst_pod(containers)
+        + "---\napiVersion: playground/v1\nkind: Simulation\nmetadata: {name: crash-loop}\n"
+        + "containers:\n"
+        + exits
+    )
+
+
+CRASH_LOOP_POD = crash_loop_pod()

@@ -33,6 +33,7 @@ from webapp.paths import resource_dir
 from webapp.ratelimit import RateLimiter
 from webapp.sessions import CpuBudgets, PayloadProblem, ScenarioCatalog
 from webapp.sessions import payloads as check
+from webapp.sessions.slices import slice_stop
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,10 @@ bp = Blueprint("pages", __name__)
 
 # The body may carry actions besides the scenario text; past this it is refused unread.
 BODY_LIMIT_FACTOR = 4
+# What checking a share at POST may cost: its run up to the last action, at most this
+# much CPU time or this many engine events (the answer's `checkedUntil` says how far).
+SHARE_CHECK_CPU_SECONDS = 0.08
+SHARE_CHECK_EVENTS = 4000
 
 Response = tuple[Any, int] | tuple[Any, int, dict[str, str]]
 
@@ -150,14 +155,20 @@ def share_post() -> Response:
         return _api_error("share_cpu_busy", 429, headers={"Retry-After": str(wait)}, seconds=wait)
     try:
         with budget.measure():
-            shares.validate(shares.engine_for(app), scenario, link)
+            # Bounded: up to the last action, within SHARE_CHECK_CPU_SECONDS / _EVENTS.
+            checked = shares.validate(
+                shares.engine_for(app),
+                scenario,
+                link,
+                stop=slice_stop(None, SHARE_CHECK_CPU_SECONDS, SHARE_CHECK_EVENTS),
+            )
     except shares.LinkBroken as broken:
         return _link_broken(broken, order[broken.index], lang), 400
     try:
         link_id = storage.store_of(app).put(link)
     except storage.StorageFull as full:
         return _api_error("share_storage_full", 507, limit=full.limit // (1024 * 1024))
-    return {"id": link_id, "url": f"/s/{link_id}"}, 201
+    return {"id": link_id, "url": f"/s/{link_id}", "checkedUntil": checked}, 201
 
 
 def _share_invalid(problem: PayloadProblem, lang: str) -> dict[str, Any]:

@@ -2,14 +2,16 @@
 
 link, order = check_body(body, text_limit=64 * 1024, end=7200)  # PayloadProblem: bad shape
 sim = replay_link(Simulation, scenario, link["actions"], until=t)  # LinkBroken if an action fails
-sim, future = open_link(Simulation, scenario, link, end=7200)      # what `join {share}` runs
+checked = validate(Simulation, scenario, link, stop)               # bounded check at POST
+sim, future, seek = open_link(Simulation, scenario, link, end=7200, stop=stop)  # `join {share}`
 
 A link is `{yaml, actions, at}`: the scenario text, the timeline of the user's actions
 (each with `at`, virtual seconds) and the second it opens at. `POST /api/share` replays the
-whole timeline (to the later of `at` and the last action) with the real engine before
-storing anything, so a link that is accepted opens, and plays on through its future
-actions, exactly as it was made; one that would fail is refused with the failing action's
-index and field. Every time in a link is within the run's horizon (SESSION_END_SECONDS),
+timeline up to its last action with the real engine, within a bounded budget, before
+storing anything (`checkedUntil` in the answer says how far it got): an action refused
+there is refused with its index and field. Opening replays within a budget too; the rest
+of the way to `at` is a sliced seek (webapp/sessions/slices.py), so a far `at` costs no
+request more than a slice. Every time in a link is within the run's horizon (SESSION_END_SECONDS),
 so neither creating nor opening one ever simulates past it.
 
 Opening replays exactly as the check did (the same `replay_link`), so the check predicts
@@ -18,6 +20,7 @@ the open.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -128,42 +131,88 @@ def check_body(body: Any, *, text_limit: int, end: float) -> tuple[dict[str, Any
 
 
 def replay_link(
-    engine: Any, scenario: Any, actions: list[dict[str, Any]], until: float, seed: int = 0
+    engine: Any,
+    scenario: Any,
+    actions: list[dict[str, Any]],
+    until: float,
+    seed: int = 0,
+    stop: Callable[[], bool] | None = None,
 ) -> Any:
     """A fresh run of `scenario` with `actions` applied at their times, up to `until`
     (the way a session applies a timeline as it plays); LinkBroken names the first action
-    the engine refuses."""
+    the engine refuses. With `stop` (an engine that has `advance_to`), it ends early when
+    `stop()` says so: see `replay_bounded`."""
+    return replay_bounded(engine, scenario, actions, until, seed, stop)[0]
+
+
+def replay_bounded(
+    engine: Any,
+    scenario: Any,
+    actions: list[dict[str, Any]],
+    until: float,
+    seed: int = 0,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[Any, int]:
+    """`replay_link`, returning also how many of `actions` were applied; when `stop()` ends
+    it before `until`, the run is wherever it got to (`sim.now < until`) and the actions
+    not applied are still to come."""
     sim = engine.from_scenario(scenario, seed=seed)
+    advance_to = getattr(sim, "advance_to", None)
+    watch = getattr(stop, "watch", None)
+    if watch is not None:  # a slice budget counting this run's events
+        watch(sim)
+
+    def reach(t: float) -> bool:
+        if advance_to is None or stop is None:
+            sim.advance(max(0.0, t - sim.now))
+            return True
+        return bool(advance_to(t, stop))
+
     for index, action in enumerate(actions):
-        sim.advance(max(0.0, action["at"] - sim.now))
+        if not reach(action["at"]):
+            return sim, index
         try:
             sim.act({k: v for k, v in action.items() if k != "at"})
         except Exception as error:
             if not isinstance(getattr(error, "code", None), str):
                 raise
             raise LinkBroken(index, action, error) from None
-    sim.advance(max(0.0, until - sim.now))
-    return sim
+    reach(until)
+    return sim, len(actions)
 
 
-def validate(engine: Any, scenario: Any, link: dict[str, Any]) -> None:
-    """Replay the whole timeline of a checked link: it opens, and plays on, without a
-    refused action (LinkBroken otherwise)."""
+def validate(
+    engine: Any, scenario: Any, link: dict[str, Any], stop: Callable[[], bool] | None = None
+) -> float:
+    """Replay the timeline of a checked link up to its last action (not its `at`: opening
+    reaches that through a sliced seek): it plays on without a refused action (LinkBroken
+    otherwise). With `stop` the check is bounded and may end early; returns the virtual
+    second it checked until (the last action's time when it got there)."""
     actions = link["actions"]
-    until = max([link["at"], *(a["at"] for a in actions)])
-    replay_link(engine, scenario, actions, until)
+    last = max([0.0, *(a["at"] for a in actions)])
+    sim, applied = replay_bounded(engine, scenario, actions, last, stop=stop)
+    return last if applied == len(actions) and sim.now >= last else float(sim.now)
 
 
 def open_link(
-    engine: Any, scenario: Any, link: dict[str, Any], end: float
-) -> tuple[Any, list[dict[str, Any]]]:
-    """The run a link opens: the simulation at its `at` and the actions still to come.
-    A stored time past `end` (a link stored before links were checked) is refused with
-    PayloadProblem rather than simulated."""
+    engine: Any,
+    scenario: Any,
+    link: dict[str, Any],
+    end: float,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[Any, list[dict[str, Any]], float | None]:
+    """The run a link opens: the simulation, the actions still to come, and the second it
+    still has to seek to (None when it is already at the link's `at`). With `stop`, the
+    replay ends early when `stop()` says so, and the rest of the way to `at` is left to a
+    sliced seek. A stored time past `end` (a link stored before links were checked) is
+    refused with PayloadProblem rather than simulated."""
     at = float(link["at"])
     if not 0 <= at <= end:
         raise PayloadProblem("after_end", field="at", end=f"{end:g}")
     actions = [a for a in link["actions"] if a["at"] <= end]
     past = [a for a in actions if a["at"] <= at]
     future = [a for a in actions if a["at"] > at]
-    return replay_link(engine, scenario, past, until=at), future
+    sim, applied = replay_bounded(engine, scenario, past, until=at, stop=stop)
+    if applied == len(past) and sim.now >= at:
+        return sim, future, None
+    return sim, past[applied:] + future, at

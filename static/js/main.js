@@ -15,6 +15,7 @@ import * as views from "./views.js";
 import * as derived from "./derived.js";
 import * as layout from "./layout.js";
 import * as cluster from "./cluster.js";
+import * as seeking from "./seeking.js";
 import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 import * as classroom from "./classroom.js";
 
@@ -52,6 +53,7 @@ const parts = [
   lesson.mount(document.getElementById("lesson")),
   controls.mount(document.getElementById("clock"), document.getElementById("actions")),
   cluster.mount(document.getElementById("cluster")),
+  seeking.mount(document.getElementById("clock")),
   diagram.mount(document.getElementById("diagram")),
   timeline.mount(document.getElementById("timeline")),
   status.mount(document.getElementById("status")),
@@ -73,6 +75,7 @@ function render() {
     step: d.current?.step ?? "",
     now: String(state.now),
     playing: String(Boolean(state.clock.playing)),
+    seeking: state.seeking ? "true" : "false",
     outcome: d.outcome ?? "",
   });
 }

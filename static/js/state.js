@@ -30,6 +30,7 @@ export function initialState() {
     scenario: null,
     actions: [],
     eventTimes: {},
+    seeking: null, // {target, reached} while a far seek is computed in slices
   };
 }
 
@@ -78,6 +79,7 @@ export function applySnapshot(prev, msg) {
     scenario: msg.scenario ?? (sameSession ? prev.scenario : null),
     actions: msg.actions || [],
     eventTimes: mergeEventTimes(sameSession ? prev.eventTimes : {}, msg.events, { upTo: msg.now ?? 0 }),
+    seeking: msg.seeking ?? null,
   };
 }
 
@@ -111,6 +113,7 @@ export function applyTick(prev, tick) {
       views: has("views") ? { ...prev.views, ...tick.views } : prev.views,
       stage: has("stage") ? tick.stage : fresh.length ? lastStage(transitions) : prev.stage,
       actions: has("actions") ? tick.actions : prev.actions,
+      seeking: has("seeking") ? tick.seeking : prev.seeking,
     },
   };
 }

@@ -567,13 +567,15 @@ class ClusterSimulation:
     def _run_until(self, until_ms: int, stop: Any = None) -> bool:
         until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
+        moved = False  # a stopped call still runs at least one instant: slices always progress
         while True:
             next_ms = clock.peek()
             if next_ms is None or next_ms > until_ms:
                 break
-            if stop is not None and next_ms > clock.now_ms and stop():
+            if stop is not None and moved and next_ms > clock.now_ms and stop():
                 return False
             clock.step()
+            moved = True
             if self.dirty:
                 self._flush_pods()
         clock.now_ms = max(clock.now_ms, until_ms)

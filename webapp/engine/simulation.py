@@ -13,6 +13,7 @@ import copy
 import math
 import random
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -281,6 +282,15 @@ class Simulation:
         """Run every event due up to now + ``seconds`` (at most up to the horizon)."""
         self._run_until(self.clock.now_ms + to_ms(seconds))
 
+    def advance_to(self, t: float, stop: Callable[[], bool] | None = None) -> bool:
+        """Run towards virtual second ``t`` (at most the horizon), returning early when
+        ``stop()`` says so; True when the run is at ``t``, False when it stopped short (call
+        again to go on). ``stop`` is asked only between two instants, once every event due
+        at the current one has run, and only after at least one event ran (so every call
+        makes progress), so a run advanced in many slices is exactly the run
+        advanced at once (tests/unit/test_advance_slices.py compares them event for event)."""
+        return self._run_until(max(self.clock.now_ms, to_ms(t)), stop)
+
     def next_event_time(self) -> float | None:
         """Virtual second of the next queued event, None when nothing is queued before the
         horizon."""
@@ -301,14 +311,19 @@ class Simulation:
         """The last virtual second this run can reach: nothing runs after it."""
         return self.horizon_ms / 1000
 
-    def _run_until(self, until_ms: int) -> None:
+    def _run_until(self, until_ms: int, stop: Callable[[], bool] | None = None) -> bool:
         until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
         tried = None
+        moved = False  # a stopped call still runs at least one instant: slices always progress
         while True:
             next_ms = clock.peek()
             if next_ms is None or next_ms > until_ms:
                 break
+            if stop is not None and moved and next_ms > clock.now_ms and stop():
+                # Between two instants: the next call starts exactly where this one would
+                # have gone on (coasting is tried afresh at a new instant either way).
+                return False
             if self.coasting and next_ms != tried and self.kubelet is not None:
                 timer = clock.peek_timer()
                 if timer is not None and isinstance(timer.tag, ProbeWorker):
@@ -324,6 +339,7 @@ class Simulation:
                         self._coast_misses = min(self._coast_misses + 1, 6)
                         self._coast_wait = 2**self._coast_misses
             clock.step()
+            moved = True
             if self._dirty:
                 self._flush()
             if self.checkpoints is not None:
@@ -331,6 +347,7 @@ class Simulation:
         clock.now_ms = max(clock.now_ms, until_ms)
         if self.checkpoints is not None:
             self.checkpoints.offer(self)
+        return True
 
     # -- actions ------------------------------------------------------------------------
 
@@ -379,6 +396,12 @@ class Simulation:
     def revision(self) -> int:
         """A counter that moves whenever ``transitions`` changes: a new item or a longer run."""
         return self._log.revision
+
+    @property
+    def events_revision(self) -> int:
+        """A counter that moves whenever ``events()`` changes (a repeat only bumps a count,
+        with no transition: a cache keyed on ``revision`` alone would miss it)."""
+        return self.recorder.revision
 
     def runs_extended_since(self, revision: int) -> list[dict]:
         """The transitions whose ``repeat`` grew after ``revision`` (by seq)."""

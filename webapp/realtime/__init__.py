@@ -35,6 +35,7 @@ from webapp.realtime.dispatch import Handler, register
 from webapp.realtime.outbox import Outbox
 from webapp.realtime.state import Realtime, Refusal
 from webapp.sessions import ScenarioCatalog, Scheduler, SessionManager
+from webapp.sessions.slices import SeekLoop
 
 __all__ = ["EVENTS", "Realtime", "Refusal", "init_app", "realtime_of"]
 
@@ -94,6 +95,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         run_scheduler=bool(config["SESSION_SCHEDULER"]),
         languages={},
         outbox=outbox,
+        seeker=SeekLoop(manager, lambda event, payload, to: outbox.emit(event, payload, to)),
     )
     message_limit = int(config["SOCKETIO_MAX_MESSAGE_BYTES"])
     transport.guard_messages(

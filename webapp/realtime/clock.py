@@ -1,14 +1,17 @@
-"""`clock {op: play|pause|step|speed|seek, value?}`: the session's time controls."""
+"""`clock {op: play|pause|step|speed|seek|stop, value?}`: the session's time controls.
+
+A seek runs its first slice here and the rest on the seek loop (webapp/sessions/slices.py);
+`stop` ends a pending seek where it got to ("Stop here"), `pause` does too and pauses."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from webapp.realtime.state import Realtime, Refusal, seconds
-from webapp.sessions import MAX_SPEED, MIN_SPEED, valid_speed
+from webapp.sessions import MAX_SPEED, MIN_SPEED, slices, valid_speed
 from webapp.sessions import payloads as check
 
-CLOCK_OPS = ("play", "pause", "step", "speed", "seek")
+CLOCK_OPS = ("play", "pause", "step", "speed", "seek", "stop")
 
 
 def on_clock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
@@ -28,7 +31,10 @@ def on_clock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
                 raise Refusal("at_end", end=seconds(end))
             session.clock.play()
         elif op == "pause":
+            slices.stop_seek(session)
             session.clock.pause()
+        elif op == "stop":
+            slices.stop_seek(session)
         elif op == "step":
             session.step()
         elif op == "speed":
@@ -40,7 +46,10 @@ def on_clock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
             assert value is not None
             if not 0 <= value <= end:
                 raise Refusal("bad_seek", end=seconds(end))
-            session.seek(value)
+            slices.begin_seek(session, value)
+            slices.run_slice(session)  # a near seek is done here; a far one goes on in slices
             rt.send_snapshot(session, to_room=True)
+            if session.seek_target is not None and rt.run_scheduler:
+                rt.seeker.start(rt.socketio.start_background_task, rt.socketio.sleep)
             return
         rt.send_tick(session)

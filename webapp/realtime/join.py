@@ -26,6 +26,7 @@ from webapp.sessions import (
     SessionGone,
     TooManyForClient,
     TooManySessions,
+    slices,
 )
 from webapp.sessions import payloads as check
 
@@ -75,6 +76,7 @@ def new_session(
     """A session from text, a share link or a built-in, joined by tab `sid`."""
     engine = engine_class()
     future: list[dict[str, Any]] = []
+    seek_to: float | None = None
     if source == "yaml":
         sim = engine.from_scenario(parse(scenario_text(rt, payload)), seed=0)
     elif source == "share":
@@ -87,7 +89,10 @@ def new_session(
         try:
             # Never past the horizon, and a link stored before links were checked fails
             # with the action that breaks it, not an internal error.
-            sim, future = shares.open_link(engine, scenario, link, end=rt.manager.end_seconds)
+            # Within one slice's budget; the rest of the way to a far `at` is a sliced seek.
+            sim, future, seek_to = shares.open_link(
+                engine, scenario, link, end=rt.manager.end_seconds, stop=slices.slice_stop(None)
+            )
         except PayloadProblem as problem:
             raise Refusal("share_unopenable", problem=(problem.code, problem.params)) from None
         except shares.LinkBroken as broken:
@@ -106,11 +111,17 @@ def new_session(
             raise Refusal("unknown_scenario", name=name or "")
         sim = engine.from_scenario(scenario, seed=0)
     try:
-        return rt.manager.create(sim, future, client=client, tab=sid)
+        session = rt.manager.create(sim, future, client=client, tab=sid)
     except TooManyForClient as error:
         raise Refusal("client_session_limit", limit=error.limit) from None
     except TooManySessions as error:
         raise Refusal("too_many_sessions", limit=error.limit) from None
+    if seek_to is not None:
+        with session.lock:
+            slices.begin_seek(session, seek_to)
+        if rt.run_scheduler:
+            rt.seeker.start(rt.socketio.start_background_task, rt.socketio.sleep)
+    return session
 
 
 def default_scenario(rt: Realtime) -> Any:

@@ -18,6 +18,7 @@ from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.realtime.outbox import Outbox
 from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
 from webapp.sessions import payloads as check
+from webapp.sessions.slices import SeekLoop
 from webapp.shares import engine_for
 
 
@@ -45,6 +46,7 @@ class Realtime:
     run_scheduler: bool
     languages: dict[str, str]
     outbox: Outbox
+    seeker: SeekLoop  # runs far seeks in slices (webapp/sessions/slices.py)
     # Checks run before every counted event's handler: `gate(event, sid, payload)` raises a
     # Refusal to refuse it (the classroom: a following student may not drive the teacher's
     # run). `leaving(sid)` hooks run when a tab disconnects, `refusals(event, sid, refusal)`

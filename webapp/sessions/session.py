@@ -84,6 +84,10 @@ class Session:
         self._sent_now: float | None = None
         self._sent_clock: dict[str, object] | None = None
         self._sent_wall = float("-inf")
+        self._sent_seeking: dict[str, float] | None = None
+        # A forward seek still being computed in slices (webapp/sessions/slices.py): the
+        # virtual second it goes to, None when there is none.
+        self.seek_target: float | None = None
         self.clock.reanchor()
 
     @property
@@ -102,12 +106,15 @@ class Session:
 
     # -- time ---------------------------------------------------------------------------
 
-    def run_until(self, t: float) -> None:
-        """Move forward to virtual second `t`, applying kept future actions on the way."""
+    def run_until(self, t: float, stop: Any = None) -> bool:
+        """Move forward to virtual second `t`, applying kept future actions on the way.
+        With `stop` (a callable), return False as soon as it says so (the engine asks it
+        between instants); call again to go on: the run is the same as in one go."""
         t = min(t, self.clock.end)
         while self.future and self.future[0]["at"] <= t:
+            if not self._advance_to(self.future[0]["at"], stop):
+                return False
             action = self.future.pop(0)
-            self._advance_to(action["at"])
             try:
                 self.sim.act({k: v for k, v in action.items() if k != "at"})
             except Exception as error:
@@ -116,15 +123,30 @@ class Session:
                 # Refused now (a link stored before links were checked): the run goes on
                 # without it rather than stopping; the action is dropped from the timeline.
                 log.info("a kept future action was refused (%s); dropped", error.code)
-        self._advance_to(t)
+        if not self._advance_to(t, stop):
+            return False
         if self.sim.now >= self.clock.end and self.clock.playing:
             self.clock.pause()
+        return True
 
-    def _advance_to(self, t: float) -> None:
+    def _advance_to(self, t: float, stop: Any = None) -> bool:
         # Even a zero advance runs what is due now (the engine queues work at second 0).
+        advance_to = getattr(self.sim, "advance_to", None)
+        if advance_to is not None:
+            return bool(advance_to(t, stop))
         self.sim.advance(max(0.0, t - self.sim.now))
+        return True
+
+    def seeking(self) -> dict[str, float] | None:
+        """`{target, reached}` while a seek is computed in slices, else None (the wire)."""
+        if self.seek_target is None:
+            return None
+        return {"target": self.seek_target, "reached": self.sim.now}
 
     def pace(self, wall_now: float) -> None:
+        if self.seek_target is not None:  # the seek loop moves it until the target is reached
+            self.clock.reanchor()
+            return
         target = self.clock.target(wall_now, self.sim.now)
         if target is not None:
             self.run_until(target)
@@ -132,6 +154,7 @@ class Session:
     def step(self) -> None:
         """Run to the next event (an engine event or a kept future action), then pause."""
         self.clock.pause()
+        self.seek_target = None  # a step during a seek steps on from where it got to
         candidates = [self.sim.next_event_time()]
         if self.future:
             candidates.append(self.future[0]["at"])
@@ -176,6 +199,7 @@ class Session:
         future only once the action is accepted."""
         self.sim.act(action)
         self.future = []
+        self.seek_target = None  # acting during a seek: it stops where it got to
         if hasattr(self.sim, "checkpoints"):
             # History changed here: later checkpoints no longer fit; earlier ones share its logs.
             self.checkpoints.discard_after(self.sim.now_ms)
@@ -202,6 +226,7 @@ class Session:
             "session": self.id,
             "seq": self.seq,
             "clock": self.clock.as_wire(),
+            "seeking": self.seeking(),
             **self.cache.state(),
             "transitions": list(sim.transitions),
             "scenario": {
@@ -238,15 +263,19 @@ class Session:
         scheduler's), a tick waits `interval` after the previous message, and new
         transitions simply ride in the next one.
         """
+        if wall_now is not None and self.seek_target is not None:
+            return None  # while a seek runs in slices, the seek loop reports its progress
         sim = self.sim
         transitions = sim.transitions
         clock = self.clock.as_wire()
         actions_changed = self._actions_key() != self._sent_actions
+        seeking = self.seeking()
         if (
             _revision(sim) == self._sent_revision
             and clock == self._sent_clock
             and sim.now == self._sent_now
             and not actions_changed
+            and seeking == self._sent_seeking
         ):
             return None
         if wall_now is not None and wall_now - self._sent_wall < interval:
@@ -260,6 +289,7 @@ class Session:
             if item["seq"] < self._sent_transitions
         ]
         self.seq += 1
+        was_seeking = self._sent_seeking
         self._mark_sent(wall_now if wall_now is not None else self._sent_wall)
         payload = {
             "seq": self.seq,
@@ -269,11 +299,29 @@ class Session:
             "runs": runs,
             "sentAt": time.time(),  # wall time of the emit, for latency figures (bench/)
         }
+        if seeking is not None or was_seeking is not None:
+            payload["seeking"] = seeking  # progress, or null once the seek is over
         if actions_changed:
             # The action log as the engine accepted it (its own `at`), so that what a tab
             # shares is what the server ran, never what the tab asked for.
             payload["actions"] = self.actions
         return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
+
+    def progress_tick(
+        self, wall_now: float, interval: float = MIN_TICK_INTERVAL
+    ) -> dict[str, Any] | None:
+        """While a seek runs in slices: a light tick with only `seeking` (how far it got),
+        at most one per `interval`; the state it reaches rides in the tick at its end (or
+        after "stop here"), so no slice pays for rendering views nobody looks at."""
+        seeking = self.seeking()
+        if seeking is None or seeking == self._sent_seeking:
+            return None
+        if wall_now - self._sent_wall < interval:
+            return None
+        self.seq += 1
+        self._sent_seeking = seeking
+        self._sent_wall = wall_now
+        return {"seq": self.seq, "seeking": seeking, "sentAt": time.time()}
 
     def _actions_key(self) -> tuple[int, int]:
         return (len(self.sim.actions), len(self.future))
@@ -285,6 +333,7 @@ class Session:
         self._sent_now = self.sim.now
         self._sent_clock = self.clock.as_wire()
         self._sent_wall = wall_now
+        self._sent_seeking = self.seeking()
 
 
 def _revision(sim: Any) -> int:

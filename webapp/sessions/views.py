@@ -73,7 +73,7 @@ class StateCache:
         self.sim = sim
         self.view_refresh_seconds = view_refresh_seconds
         self.fragments = Fragments()
-        self._transitions_seen = -1
+        self._transitions_seen: Any = None
         self._versions_seen = -1
         self._versions_rendered = -1
         self._views_stale = True
@@ -99,7 +99,11 @@ class StateCache:
                 self._logs_key = None
             self._read_cluster()
         revision = getattr(self.sim, "revision", None)  # moves with a longer probe run too
-        seen = len(self.sim.transitions) if revision is None else revision
+        # ... and the Events' own counter: a repeated Event bumps a count with no transition.
+        seen = (
+            len(self.sim.transitions) if revision is None else revision,
+            getattr(self.sim, "events_revision", 0),
+        )
         if seen != self._transitions_seen:
             self._transitions_seen = seen
             self._read_objects()

@@ -42,20 +42,21 @@ class ObjectReference:
 class EventRecorder:
     """Records Events; ``items`` is oldest first (by first occurrence)."""
 
-    __slots__ = ("_by_key", "items")
+    __slots__ = ("_by_key", "items", "revision")
 
     def __init__(self) -> None:
         self.items: list[dict] = []
         self._by_key: dict[tuple, dict] = {}
+        self.revision = 0  # moves whenever an Event is added or aggregated into
 
     def seen(self, ref: ObjectReference, event_type: str, reason: str, message: str, *,
              component: str, host: str = "") -> dict | None:  # fmt: skip
         """The Event an identical ``record`` would aggregate into, if there is one."""
         return self._by_key.get((component, host, ref, event_type, reason, message))
 
-    @staticmethod
-    def again(event: dict, count: int, ms: int) -> None:
+    def again(self, event: dict, count: int, ms: int) -> None:
         """``count`` more identical records of ``event``, the last at ``ms``."""
+        self.revision += 1
         event["count"] += count
         event["lastTimestamp"] = rfc3339(ms)
 
@@ -73,6 +74,7 @@ class EventRecorder:
         """``recorder.Eventf``; returns the (possibly aggregated) Event object."""
         key = (component, host, ref, event_type, reason, message)
         stamp = rfc3339(ms)
+        self.revision += 1
         event = self._by_key.get(key)
         if event is not None:
             event["count"] += 1
