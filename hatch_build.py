@@ -31,8 +31,10 @@ class AssetsBuildHook(BuildHookInterface):  # type: ignore[misc]
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses look their module up
         spec.loader.exec_module(module)
-        if module._brotli is None:
-            raise RuntimeError("building the wheel needs the brotli package (build-system)")
+        if module._brotli is None or module._rjsmin is None:
+            raise RuntimeError(
+                "building the wheel needs brotli, rjsmin and rcssmin (build-system requires)"
+            )
         out = root / "build" / "assets"
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)

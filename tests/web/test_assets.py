@@ -9,6 +9,8 @@ import gzip
 import hashlib
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import brotli
@@ -37,7 +39,7 @@ def test_asset_names_carry_the_hash_of_their_content(app: Flask) -> None:
     html = _page(app)
     main = re.search(r'<script type="module" src="/assets/(js/main\.([0-9a-f]{12})\.js)"', html)
     assert main
-    source = (STATIC / "js" / "main.js").read_bytes()
+    source = asset_files.minify("js/main.js", (STATIC / "js" / "main.js").read_bytes())
     assert main[2] == hashlib.sha256(source).hexdigest()[:12]
     body = app.test_client().get("/assets/" + main[1], headers={"Accept-Encoding": ""})
     assert body.data == source
@@ -47,7 +49,7 @@ def test_asset_names_carry_the_hash_of_their_content(app: Flask) -> None:
 def test_assets_are_immutable_and_negotiate_their_encoding(app: Flask) -> None:
     client = app.test_client()
     url = re.search(r'src="(/assets/js/main\.[0-9a-f]+\.js)"', _page(app))[1]  # type: ignore[index]
-    source = (STATIC / "js" / "main.js").read_bytes()
+    source = asset_files.minify("js/main.js", (STATIC / "js" / "main.js").read_bytes())
     for accept, encoding in (
         ("gzip, deflate, br, zstd", "br"),
         ("gzip", "gzip"),
@@ -142,7 +144,9 @@ def test_the_style_sheets_are_one_bundle_in_cascade_order(app: Flask) -> None:
     assert len(sheets) == 1 and "/assets/css/bundle." in sheets[0]
     bundle = app.test_client().get(sheets[0], headers={"Accept-Encoding": ""}).data
     positions = [
-        bundle.index((STATIC / "css" / f"{part}.css").read_bytes())
+        bundle.index(
+            asset_files.minify(f"css/{part}.css", (STATIC / "css" / f"{part}.css").read_bytes())
+        )
         for part in asset_files.CSS_BUNDLE_PARTS
     ]
     assert positions == sorted(positions)
@@ -199,4 +203,41 @@ def test_without_brotli_a_checkout_serves_gzip_or_identity(monkeypatch: pytest.M
     assert asset.choose("br") == ("identity", asset.identity)
     encoding, body = asset.choose("br, gzip")
     assert encoding == "gzip"
-    assert gzip.decompress(body) == (STATIC / "js" / "state.js").read_bytes()
+    state = asset_files.minify("js/state.js", (STATIC / "js" / "state.js").read_bytes())
+    assert gzip.decompress(body) == state
+
+
+def test_our_modules_and_sheets_are_served_minified() -> None:
+    files = asset_files.source_files(STATIC)
+    for name in ("js/main.js", "js/state.js", "js/classroom.js", "css/layout.css"):
+        source = (STATIC / name).read_bytes()
+        assert len(files[name]) < 0.85 * len(source), name
+        assert b"\n  " not in files[name], name  # no indentation left
+    vendor = "vendor/codemirror.bundle.js"
+    assert files[vendor] == (STATIC / vendor).read_bytes()  # prebuilt bundles as they are
+
+
+def test_the_page_javascript_tests_pass_on_the_minified_modules(tmp_path: Path) -> None:
+    """The minifier must not change what a module does: Node parses every minified module
+    and the page's unit tests (tests/js) run against them."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js is needed for the page's unit tests.")
+    root = Path(__file__).resolve().parents[2]
+    for name, data in asset_files.source_files(STATIC).items():
+        if name.startswith(("js/", "vendor/")):
+            target = tmp_path / "static" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    shutil.copytree(root / "tests" / "js", tmp_path / "tests" / "js")
+    (tmp_path / "package.json").write_text('{"type": "module"}')
+    for module in sorted((tmp_path / "static" / "js").glob("*.js")):
+        checked = subprocess.run([node, "--check", str(module)], capture_output=True, text=True)
+        assert checked.returncode == 0, module.name + checked.stderr
+    assert (tmp_path / "static" / "js" / "main.js").read_bytes() != (
+        STATIC / "js" / "main.js"
+    ).read_bytes()
+    result = subprocess.run(
+        [node, "--test", "tests/js/"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
