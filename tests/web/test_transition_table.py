@@ -17,6 +17,10 @@ from webapp import create_app, socketio_of
 from webapp.sessions.wire import encode, transition_table
 
 SNAPSHOT_LIMIT = 2_000_000  # bytes of JSON (issue 12)
+# Bytes a session holds at the horizon: 14.1 MB before the watch history was packed and
+# transition values shared, 8.8 MB since (docs/limits.md). Issue 12 asks for 5 MB; this
+# bound keeps what was won while the rest is not done.
+SESSION_MEMORY_LIMIT = 9_500_000
 
 
 @pytest.fixture
@@ -143,18 +147,30 @@ def test_joining_again_with_list_and_leaving_forget_the_table(app: Flask) -> Non
     assert not realtime_of(app).outbox.table_tabs
 
 
-def test_the_worst_valid_scenario_snapshot_at_the_horizon_is_under_2_mb() -> None:
+def test_the_worst_valid_scenario_at_the_horizon_snapshot_and_memory() -> None:
     """tests/worst_case.py's crash loop (20 containers, within the limits) at 7200 s: the
-    snapshot as the page gets it, in bytes (a size, not a time)."""
+    snapshot as the page gets it under 2 MB, and what the session holds (tracemalloc, after
+    parsing once so that shared caches are already loaded) under SESSION_MEMORY_LIMIT.
+    Sizes, never times; the run is deterministic, so are its allocations."""
+    import tracemalloc
+
     from tests.worst_case import CRASH_LOOP_POD
     from webapp.engine import Simulation
     from webapp.realtime.outbox import as_table
     from webapp.sessions.session import Session
 
-    session = Session(Simulation.from_yaml(CRASH_LOOP_POD), end=7200.0)
-    session.seek(7200.0)
+    Simulation.from_yaml(CRASH_LOOP_POD)  # the schema and parser caches, shared by all
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        session = Session(Simulation.from_yaml(CRASH_LOOP_POD), end=7200.0)
+        session.seek(7200.0)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
     snapshot = session.snapshot(advance_seq=True)
     compact = as_table(snapshot)
     assert len(snapshot["transitions"]) > 8000  # the crash loop is there
     assert expand(compact["transitionTable"]) == snapshot["transitions"]
     assert len(encode(compact)) <= SNAPSHOT_LIMIT
+    assert held <= SESSION_MEMORY_LIMIT, held
