@@ -52,3 +52,28 @@ def test_old_versions_are_packed_and_far_smaller() -> None:
         tracemalloc.stop()
     assert len(log._packed) == 39 and len(log._recent) == CHUNK
     assert as_log * 10 < as_dicts
+
+
+def test_checkpoints_find_their_pod_in_the_packed_history() -> None:
+    """A checkpoint whose Pod is the watch history's last version keeps no Pod of its own;
+    restoring it and running on gives what a straight run gives."""
+    import json
+
+    from tests.worst_case import CRASH_LOOP_POD
+    from webapp.engine import Simulation
+    from webapp.engine.checkpoint import _IN_HISTORY, _POD, CheckpointStore, restore
+
+    sim = Simulation.from_yaml(CRASH_LOOP_POD)
+    sim.checkpoints = store = CheckpointStore(interval=30.0, budget=10_000_000)
+    sim.advance_to(900.0)
+    assert len(sim.pod_versions._packed) >= 2
+    in_history = [c for c in store.items if c.objects.get(_POD) is _IN_HISTORY]
+    assert len(in_history) >= len(store.items) - 1 >= 10
+    for checkpoint in in_history[:: max(1, len(in_history) // 5)]:
+        resumed = restore(checkpoint)
+        straight = Simulation.from_yaml(CRASH_LOOP_POD)  # (a checkpoint may be mid-instant)
+        resumed.advance_to(checkpoint.at + 60)
+        straight.advance_to(checkpoint.at + 60)
+        assert json.dumps(list(resumed.transitions)) == json.dumps(list(straight.transitions))
+        assert json.dumps(resumed.pod()) == json.dumps(straight.pod())
+        assert list(resumed.pod_versions) == list(straight.pod_versions)
