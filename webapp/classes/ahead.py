@@ -65,15 +65,19 @@ def capture(session: Any, until: float) -> Look:
         return Look(type(sim), sim.scenario, session.seed, actions, until, checkpoint)
 
 
-def run(look: Look, events: int = ASK_EVENTS, cpu_seconds: float = ASK_CPU_SECONDS) -> Any:
+def run(look: Look, events: int | None = None, cpu_seconds: float | None = None) -> Any:
     """The run of `look` at `look.until`, exactly as a replay from 0 would leave it; refused
-    (`question_too_costly`) when it needs more than the budget."""
+    (`question_too_costly`) when it needs more than the budget (ASK_EVENTS, ASK_CPU_SECONDS
+    by default)."""
+    events = ASK_EVENTS if events is None else events
+    cpu_seconds = ASK_CPU_SECONDS if cpu_seconds is None else cpu_seconds
     stop = slice_stop(None, cpu_seconds=cpu_seconds, events=events)
     if look.checkpoint is not None:
         sim = look.engine.restore(look.checkpoint)
         rest = look.actions[len(look.checkpoint.actions) :]
     else:
-        sim = look.engine.from_scenario(look.scenario, seed=look.seed)
+        make = getattr(look.engine, "from_scenario", look.engine)  # a cluster run: its class
+        sim = make(look.scenario, seed=look.seed)
         rest = look.actions
         if not rest and look.until <= 0:
             return sim  # as Classes.replay: nothing run yet
