@@ -387,16 +387,19 @@ def test_teachers_asking_and_forking_far_into_crash_loops_stall_no_other_player(
         student.emit("class:join", {"code": made["code"], "name": f"s{i}"})
         teachers.append(teacher)
         students.append(student)
-    seen: list[tuple[str, Any]] = []
+    seen: list[tuple[str, float]] = []
     reader = socketio.Client(reconnection=False)
     for event in ("class:question", "error"):
-        reader.on(event, lambda payload, event=event: seen.append((event, payload)))
+        reader.on(event, lambda _, event=event: seen.append((event, time.monotonic())))
     reader.connect(server.url, transports=["websocket"], wait_timeout=10)
     mine = post_class(server, CRASH_LOOP_POD, "127.0.0.9")
     reader.emit("class:teach", {"code": mine["code"], "key": mine["teacherKey"]})
+    reader.on("tick", lambda tick: seen.append(("at", tick.get("now", -1.0))))
     reader.emit("clock", {"op": "seek", "value": 6600})
+    # Its own seek (4 s of CPU, in slices at its CPU share) is over before the attack.
+    assert wait_until(lambda: ("at", 6600) in seen, 60)
     start = time.monotonic()
-    rounds = 0
+    rounds, asked = 0, 0.0
     while time.monotonic() < start + 12:
         for teacher, student in zip(teachers, students, strict=True):
             teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 600}})
@@ -404,6 +407,7 @@ def test_teachers_asking_and_forking_far_into_crash_loops_stall_no_other_player(
             if rounds == 4:
                 teacher.emit("class:handout", {"yaml": CRASH_LOOP_POD, "at": 7200})
         if rounds == 24:  # in the thick of it, its own seek long done
+            asked = time.monotonic()
             reader.emit("class:ask", {"question": {"kind": "status", "seconds": 600}})
         rounds += 1
         time.sleep(0.25)
@@ -412,6 +416,9 @@ def test_teachers_asking_and_forking_far_into_crash_loops_stall_no_other_player(
     problems = problems_of(server, player, (start, end), attackers)
     if not wait_until(lambda: any(e == "class:question" for e, _ in seen), 5):
         problems.append(f"the reading teacher's question was not answered: {seen[:3]}")
+    elif (waited := next(at for e, at in seen if e == "class:question") - asked) >= ANSWER_BOUND:
+        # A replay from 0 to 7200 s of a crash-looping run: over 4 s of CPU alone.
+        problems.append(f"the reading teacher's question was answered after {waited:.2f} s")
     reader.disconnect()
     for attacker in attackers:
         attacker.close()
