@@ -126,7 +126,7 @@ def wire(snapshot: dict[str, Any]) -> dict[str, Any]:
 
 
 def unbounded(yaml: str, actions: list[dict[str, Any]], t: float) -> dict[str, Any]:
-    """The snapshot of the old way: a replay from second 0 in one go (Classes.replay)."""
+    """The snapshot of the old way: a replay from second 0 in one go (what the classroom did)."""
     sim = Simulation.replay(parse_scenario(yaml), [dict(a) for a in actions], until=t, seed=0)
     return wire(Session(sim, end=7200.0).snapshot(advance_seq=False))
 

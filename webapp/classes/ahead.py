@@ -80,7 +80,7 @@ def run(look: Look, events: int | None = None, cpu_seconds: float | None = None)
         sim = make(look.scenario, seed=look.seed)
         rest = look.actions
         if not rest and look.until <= 0:
-            return sim  # as Classes.replay: nothing run yet
+            return sim  # as a replay to 0 without actions: nothing run yet
     stop.watch(sim)
     advance_to = getattr(sim, "advance_to", None)
 
@@ -149,5 +149,5 @@ def start_at(
         return sim, future, at
     sim = engine.from_scenario(scenario, seed=seed)
     if not past and at <= 0:
-        return sim, [], None  # as Classes.replay: nothing run yet
+        return sim, [], None  # as a replay to 0 without actions: nothing run yet
     return sim, past, at

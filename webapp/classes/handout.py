@@ -1,9 +1,11 @@
 """`class:handout {scenario? | yaml? | share?, at?}`: every student gets a session of their
 own of that scenario, paused at virtual second `at` (default 0; a share's own `at`).
 
-The teacher's tab pays for building it once (it is checked fully there: a refused source
-changes nothing); each student's session is then a replay of the same timeline, so that
-it is exactly the same run. Students not connected get theirs when they come back.
+The teacher's tab pays for checking it (within one slice: a refused source changes
+nothing); each student's session then starts at second 0 with the timeline's actions as
+its kept future and reaches `at` by a sliced seek (webapp/sessions/slices.py), so that it
+is exactly the replay's run without replaying in the request. Students not connected get
+theirs when they come back.
 """
 
 from __future__ import annotations

@@ -303,12 +303,6 @@ class Classes:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def replay(self, scenario: Any, actions: list[dict[str, Any]], now: float) -> Any:
-        engine = self.engine()
-        if not actions and now <= 0:
-            return engine.from_scenario(scenario, seed=0)
-        return engine.replay(scenario, [dict(a) for a in actions], until=now, seed=0)
-
     def teacher_session(self, cls: Classroom) -> Session:
         """The class's teacher session; rebuilt from the saved timeline when it is gone
         (a restart, or reaped while nobody was in the class)."""
