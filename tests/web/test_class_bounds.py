@@ -281,3 +281,70 @@ def test_a_question_past_the_budget_is_refused_in_the_teachers_language(
     assert words in error["message"] and "360" in error["message"]
     cls = classes_of(app).get(made["code"])
     assert cls is not None and not cls.questions  # refused: nothing asked
+
+
+def test_a_fork_without_a_live_checkpoint_resumes_from_the_store_in_slices(
+    app: Flask, events: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = new_class(app)
+    teacher, session = teach(app, made)
+    seek_far(app, teacher, session, FAR)
+    student = join(app, made["code"], "Ann")
+    # As while a kubelet step is under way: the live run cannot be copied now.
+    monkeypatch.setattr(Simulation, "checkpoint", lambda self: None)
+    best = session.checkpoints.best(session.scenario, [], round(FAR * 1000), 0, 7_200_000)
+    assert best is not None and 0 < best.at < FAR
+    before = events[0]
+    student.emit("class:fork", {})
+    assert events[0] - before <= 2 * SLICE_EVENTS
+    fork = of(received(student), "snapshot")[-1]
+    assert fork["now"] == best.at and fork["seeking"]["target"] == FAR
+    own = realtime_of(app).manager.get(fork["session"])
+    assert own is not None
+    finish(app)
+    assert snapshot_of(own) == unbounded(CRASH_LOOP_POD, [], FAR)
+
+
+def test_a_student_back_after_a_far_handout_gets_a_sliced_seek(
+    app: Flask, events: list[int]
+) -> None:
+    made = new_class(app)
+    teacher, _ = teach(app, made)
+    bob = connect(app)
+    bob.emit("class:join", {"code": made["code"], "name": "Bob"})
+    token = of(received(bob), "class:state")[0]["token"]
+    bob.disconnect()
+    teacher.emit("class:handout", {"yaml": CRASH_LOOP_POD, "at": FAR})
+    assert not of(received(teacher), "error")
+    finish(app)
+    back = connect(app)
+    before = events[0]
+    back.emit("class:join", {"code": made["code"], "name": "Bob", "token": token})
+    assert events[0] - before <= 2 * SLICE_EVENTS
+    snapshot = of(received(back), "snapshot")[-1]
+    assert snapshot["seeking"]["target"] == FAR
+    own = realtime_of(app).manager.get(snapshot["session"])
+    assert own is not None
+    finish(app)
+    assert snapshot_of(own) == unbounded(CRASH_LOOP_POD, [], FAR)
+
+
+def test_a_question_during_a_far_seek_is_about_where_it_goes_and_bounded(
+    app: Flask, events: list[int]
+) -> None:
+    made = new_class(app)
+    teacher, session = teach(app, made)
+    teacher.emit("clock", {"op": "seek", "value": FAR})
+    received(teacher)
+    assert session.seek_target == FAR
+    before = events[0]
+    # From where the run is to FAR + 300 s: over the budget, refused; the seek goes on.
+    teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 300}})
+    assert events[0] - before <= ahead.ASK_EVENTS + 2 * SLICE_EVENTS
+    [error] = of(received(teacher), "error")
+    assert error["code"] == "question_too_costly" and "900" in error["message"]
+    assert session.seek_target == FAR
+    finish(app)
+    assert session.sim.now == FAR
+    teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 300}})
+    assert not of(received(teacher), "error")

@@ -47,6 +47,14 @@ class Look:
     checkpoint: Any  # where the run starts (None: second 0)
 
 
+def moment(session: Any) -> float:
+    """Under the session's lock: the virtual second a question about "now" is asked at:
+    where a running sliced seek goes to (a rebuilt teacher session, a far seek), else the
+    run's now."""
+    target = getattr(session, "seek_target", None)
+    return float(target) if target is not None else float(session.sim.now)
+
+
 def capture(session: Any, until: float) -> Look:
     """Where a look ahead of `session` to virtual second `until` starts: a checkpoint of its
     run now, else its nearest stored checkpoint, else second 0. Cheap (a few ms)."""

@@ -5,7 +5,8 @@ class:ask    {question: {kind: "status", seconds: N}}   teacher: "What will STAT
              of the teacher's run (a checkpoint of it, the kept future included) N virtual
              seconds on, within a bound (webapp/classes/ahead.py; `question_too_costly`
              past it), charged to the teacher's CPU budgets; the choices are that STATUS
-             and plausible others. The teacher's clock pauses (a running seek stops).
+             and plausible others. The teacher's clock pauses; while a seek of the
+             run goes on, "now" is the moment it goes to.
 class:answer {id, choice}                               student: one answer per question,
              changeable until the reveal
 class:reveal {id}                                       teacher: everyone sees the answer
@@ -23,7 +24,7 @@ from webapp import kubectl
 from webapp.classes import ahead
 from webapp.classes.room import Classes, Classroom, Student
 from webapp.realtime.state import Realtime, Refusal
-from webapp.sessions import PayloadProblem, slices
+from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
 
 MAX_SECONDS = 600.0
@@ -46,13 +47,14 @@ USUAL_STATUSES = (
 
 
 def status_at(classes: Classes, session: Any, seconds: float) -> tuple[str | None, float]:
-    """STATUS of the focus Pod `seconds` after the session's now (None: the Pod is gone),
+    """STATUS of the focus Pod `seconds` after the session's moment (`ahead.moment`: its
+    now, or where a running seek goes to; None: the Pod is gone),
     and the virtual second that is: a copy of the session's run (a checkpoint of it as it
     is) played on to there, never its own run; bounded (webapp/classes/ahead.py), refused
     with `question_too_costly` past ASK_EVENTS engine events. The caller charges the CPU
     to the session's budgets."""
     with session.lock:
-        target = min(session.sim.now + seconds, session.clock.end)
+        target = min(ahead.moment(session) + seconds, session.clock.end)
         look = ahead.capture(session, target)
     sim = ahead.run(look)
     pod = sim.pod()
@@ -111,8 +113,8 @@ def ask(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, Any])
     teacher = classes.teacher_session(cls)
     with rt.working(teacher):
         with teacher.lock:
-            # The clock pauses when a question is asked (as `pause`: a seek stops there).
-            slices.stop_seek(teacher)
+            # The clock pauses when a question is asked. A running seek (a rebuilt teacher
+            # session) goes on: the question is about the moment it goes to.
             teacher.clock.pause()
             current_pod = teacher.sim.pod()
             current = (
@@ -120,7 +122,7 @@ def ask(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, Any])
                 if current_pod is not None
                 else None
             )
-            now = teacher.sim.now
+            now = ahead.moment(teacher)
             rt.send_tick(teacher)
         status, _ = status_at(classes, teacher, seconds)
     question = status_question(status, current, seconds, now)
@@ -200,13 +202,12 @@ def ask_scenario_question(
     spec_question = found[0]
     with rt.working(teacher):
         with teacher.lock:
-            slices.stop_seek(teacher)
             teacher.clock.pause()
             rt.send_tick(teacher)
             scenario, actions, now = (
                 teacher.scenario,
                 [dict(a) for a in teacher.actions],
-                teacher.sim.now,
+                ahead.moment(teacher),
             )
             look = ahead.capture(teacher, now + float(spec_question["after"]))
         right, _, _ = quiz.answer(ahead.replayer(look), scenario, actions, now, spec_question)

@@ -223,7 +223,7 @@ def register(classes: Classes) -> dict[str, Any]:
                 scenario, actions, now = (
                     session.scenario,
                     [dict(a) for a in session.actions],
-                    session.sim.now,
+                    ahead.moment(session),
                 )
                 look = ahead.capture(session, now + float(found[0]["after"]))
             right, check_at, _ = quiz.answer(ahead.replayer(look), scenario, actions, now, found[0])
