@@ -56,7 +56,7 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
     handout = {"yaml": text, "actions": actions, "at": at or 0.0}
     teacher = classes.teacher_session(cls)
     with rt.working(teacher):
-        build(classes, handout, rt)  # refused here, before any student's run changes
+        scenario = build(classes, handout, rt)  # refused here, before any student's run changes
     with cls.lock:
         cls.handout = handout
         cls.mode = "free"
@@ -67,7 +67,7 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
             student.session_id = None
     for student in students:
         if student.sid:
-            session = handout_session(classes, cls, student)
+            session = handout_session(classes, cls, student, scenario)
             classes.send_state(cls, student.sid)
             classes.attach(student.sid, session)
     classes.broadcast_state(cls)
@@ -97,15 +97,21 @@ def build(classes: Classes, handout: dict[str, Any], rt: Realtime | None = None)
     return scenario
 
 
-def handout_session(classes: Classes, cls: Classroom, student: Student) -> Session:
+def handout_session(
+    classes: Classes, cls: Classroom, student: Student, scenario: Any = None
+) -> Session:
     """A student's session of the hand-out: at second 0 with the hand-out's actions up to
-    `at` as its kept future, and a sliced seek to `at` (the same run as a replay there)."""
+    `at` as its kept future, and a sliced seek to `at` (the same run as a replay there).
+    `scenario`: the hand-out's text already parsed (once for all students)."""
     from webapp.classes import ahead
 
     assert cls.handout is not None
     handout = cls.handout
     sim, future, seek_to = ahead.start_at(
-        classes.engine(), parse(handout["yaml"]), handout["actions"], float(handout["at"])
+        classes.engine(),
+        scenario if scenario is not None else parse(handout["yaml"]),
+        handout["actions"],
+        float(handout["at"]),
     )
     return classes.own_session(cls, student, sim, "handout", future, seek_to)
 
