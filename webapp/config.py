@@ -45,6 +45,11 @@ DEFAULTS: dict[str, Any] = {
     # ... and all sessions of one client address together, for their commands.
     "CLIENT_CPU_SHARE": 0.5,
     "CLIENT_CPU_BURST_SECONDS": 5.0,
+    # Several workers (docs/workers.md): Redis carries the Socket.IO message queue, the
+    # session records and the leases; without it records go to SQLite (one process).
+    "REDIS_URL": None,
+    "WORKERS": 1,
+    "SESSION_RECORDS": True,  # False: sessions live only in memory (no resume after restart)
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
@@ -59,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 _ENV_INTS = (
+    "WORKERS",
     "SERVER_MAX_PENDING",
     "SERVER_MAX_PENDING_PER_CLIENT",
     "SERVER_MAX_CONNECTIONS",
@@ -91,6 +97,8 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     """Defaults, then the environment, then `overrides` (the app factory's argument)."""
     config = dict(DEFAULTS)
     config["SECRET_KEY"] = secrets.token_hex(32)
+    if os.environ.get("PLAYGROUND_REDIS_URL"):
+        config["REDIS_URL"] = os.environ["PLAYGROUND_REDIS_URL"]
     if os.environ.get("PLAYGROUND_DB"):
         config["PLAYGROUND_DB"] = os.environ["PLAYGROUND_DB"]
     for key in _ENV_INTS:

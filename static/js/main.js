@@ -160,6 +160,11 @@ socket.on("tick", (msg) => {
   render();
 });
 socket.on("error", (err) => {
+  if (joiningWithSession && err?.code === "session_elsewhere") {
+    // Another worker still serves it and is letting it go (docs/workers.md): ask again.
+    setTimeout(() => join(), 1000);
+    return;
+  }
   if (joiningWithSession) {
     // The stored session is gone (expired, server restarted): start from the page's source.
     joiningWithSession = false;

@@ -45,6 +45,7 @@ class Realtime:
     run_scheduler: bool
     languages: dict[str, str]
     outbox: Outbox
+    keeper: Any = None  # webapp.records.Keeper: session records and leases, if kept
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
