@@ -27,7 +27,8 @@ import threading
 import time
 from typing import Any
 
-DRAIN_SECONDS = 20.0  # a worker exits after this long even if draining has not finished
+DRAIN_SECONDS = 20.0
+FLUSH_SECONDS = 1.0  # a worker exits after this long even if draining has not finished
 RESPAWN_PAUSE = 1.0  # between restarts of a worker that keeps dying at once
 
 
@@ -43,12 +44,28 @@ def drain(app: Any) -> int:
     from webapp.realtime import realtime_of, transport
 
     rt = realtime_of(app)
-    rt.scheduler.stop()
+    stop_pacing(app)
     written = rt.keeper.drain() if rt.keeper is not None else 0
     eio = rt.socketio.server.eio
+    # What was already sent reaches the tabs first (shutting a socket down drops its
+    # queue), so each resumes from the moment it last saw; bounded.
+    deadline = time.monotonic() + FLUSH_SECONDS
+    while time.monotonic() < deadline and any(
+        transport.queued_bytes(eio, eio_sid) for eio_sid in list(eio.sockets)
+    ):
+        time.sleep(0.02)
     for eio_sid in list(eio.sockets):
         transport.hang_up(eio, eio_sid)
     return written
+
+
+def stop_pacing(app: Any) -> None:
+    """Sessions stop moving (the scheduler's round in progress ends first)."""
+    from webapp.realtime import realtime_of
+
+    scheduler = realtime_of(app).scheduler
+    scheduler.stop()
+    time.sleep(2 * scheduler.period)
 
 
 def run_worker(
@@ -69,6 +86,7 @@ def run_worker(
 
         def work() -> None:
             try:
+                stop_pacing(app)  # the moment every session is written at
                 server.shutdown()  # no new connections from here on
                 written = drain(app)
                 print(f"worker {os.getpid()} drained: {written} sessions written", flush=True)

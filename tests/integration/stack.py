@@ -64,27 +64,25 @@ def stop(process: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: flo
 
 
 class Redis:
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
+    """redis-server on a free port (or `port`), saving to `folder` when it stops, so that
+    one started again on the same folder has the same data."""
+
+    def __init__(self, folder: Path, port: int = 0) -> None:
+        self.port = port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.process = subprocess.Popen(
             [
                 REDIS,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(folder),
+                "--port", str(self.port),
+                "--bind", "127.0.0.1",
+                "--save", "3600 1",
+                "--appendonly", "no",
+                "--dir", str(folder),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-        )
+        )  # fmt: skip
         wait_for_port(self.port)
         self.url = f"redis://127.0.0.1:{self.port}/0"
 
@@ -169,9 +167,9 @@ def _alive(pid: int) -> bool:
 class Nginx:
     """nginx with deploy/nginx.conf, changed only in its `listen` and upstream `server`."""
 
-    def __init__(self, folder: Path, upstream_port: int) -> None:
+    def __init__(self, folder: Path, upstream_port: int, port: int = 0) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = port or free_port()
         site = (ROOT / "deploy" / "nginx.conf").read_text()
         site, listens = re.subn(r"listen 80;", f"listen 127.0.0.1:{self.port};", site)
         site, servers = re.subn(
