@@ -230,20 +230,35 @@ class RedisLeases:
         self.client.publish(HANDOVER_CHANNEL, session_id)
 
     def listen(self, on_request: Callable[[str], None]) -> None:
-        def handle(message: dict[str, Any]) -> None:
-            data = message.get("data")
-            if isinstance(data, bytes):
-                with contextlib.suppress(Exception):
-                    on_request(data.decode("ascii"))
+        """Hand-over requests go to `on_request(session_id)`, from a thread of their own
+        that subscribes again after Redis went away."""
+        self._stopped = threading.Event()
 
-        self._pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-        self._pubsub.subscribe(**{HANDOVER_CHANNEL: handle})
-        self._thread = self._pubsub.run_in_thread(sleep_time=0.2, daemon=True)
+        def run() -> None:
+            while not self._stopped.is_set():
+                try:
+                    pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                    pubsub.subscribe(HANDOVER_CHANNEL)
+                    try:
+                        while not self._stopped.is_set():
+                            message = pubsub.get_message(timeout=0.2)
+                            data = (message or {}).get("data")
+                            if isinstance(data, bytes):
+                                on_request(data.decode("ascii", "replace"))
+                    finally:
+                        pubsub.close()
+                except Exception:
+                    if not self._stopped.is_set():
+                        log.warning("hand-over channel lost; subscribing again")
+                        self._stopped.wait(1.0)
+
+        self._thread = threading.Thread(target=run, name="handover", daemon=True)
+        self._thread.start()
 
     def stop(self) -> None:
         if self._thread is not None:
-            with contextlib.suppress(Exception):
-                self._thread.stop()
+            self._stopped.set()
+            self._thread.join(5.0)
 
 
 class LocalLeases:
