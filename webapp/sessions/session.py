@@ -241,7 +241,14 @@ class Session:
             and not actions_changed
         ):
             return None
-        if wall_now is not None and wall_now - self._sent_wall < interval:
+        if (
+            wall_now is not None
+            and wall_now - self._sent_wall < interval
+            and len(transitions) == self._sent_transitions
+        ):
+            # Only the clock moved: it waits for the interval. A new transition leaves in
+            # this round, so that it reaches the tab close to its due time (bench/sessions.py
+            # --workers: staleness).
             return None
         self.cache.refresh(wall_now)
         fresh = transitions[self._sent_transitions :]
