@@ -45,6 +45,11 @@ def drain(app: Any) -> int:
 
     rt = realtime_of(app)
     stop_pacing(app)
+    # Each tab hears the exact moment its session stops at (time alone is otherwise resent
+    # only once a second), which is the moment its record is written at.
+    for session in rt.manager.sessions():
+        with session.lock:
+            rt.send_tick(session)
     written = rt.keeper.drain() if rt.keeper is not None else 0
     eio = rt.socketio.server.eio
     # What was already sent reaches the tabs first (shutting a socket down drops its
