@@ -24,6 +24,13 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_MAX_PENDING_PER_CLIENT": 256,
     "SERVER_MAX_CONNECTIONS": 1000,  # requests and WebSockets served at once
     "SERVER_MAX_CONNECTIONS_PER_CLIENT": 100,
+    # A kept-alive connection waits this long for its next request, without a thread
+    # (0: every response closes its connection; at most 300).
+    "SERVER_KEEPALIVE_SECONDS": 15.0,
+    # Operations (webapp/metrics.py, webapp/logs.py): /metrics answers loopback clients,
+    # and anyone with `Authorization: Bearer <METRICS_TOKEN>` when it is set.
+    "METRICS_TOKEN": None,
+    "LOG_FORMAT": "text",  # "json": one JSON object a line (pod-playground's logs)
     # Sessions (webapp/sessions)
     "SESSION_IDLE_SECONDS": 30 * 60,
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
@@ -84,6 +91,7 @@ _ENV_INTS = (
 )
 _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",
+    "SERVER_KEEPALIVE_SECONDS",
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",
     "CLIENT_CPU_SHARE",
@@ -97,10 +105,11 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     """Defaults, then the environment, then `overrides` (the app factory's argument)."""
     config = dict(DEFAULTS)
     config["SECRET_KEY"] = secrets.token_hex(32)
+    for key in ("DB", "METRICS_TOKEN", "LOG_FORMAT"):
+        if os.environ.get(f"PLAYGROUND_{key}"):
+            config["PLAYGROUND_DB" if key == "DB" else key] = os.environ[f"PLAYGROUND_{key}"]
     if os.environ.get("PLAYGROUND_REDIS_URL"):
         config["REDIS_URL"] = os.environ["PLAYGROUND_REDIS_URL"]
-    if os.environ.get("PLAYGROUND_DB"):
-        config["PLAYGROUND_DB"] = os.environ["PLAYGROUND_DB"]
     for key in _ENV_INTS:
         value = os.environ.get(f"PLAYGROUND_{key}")
         if value:

@@ -20,6 +20,10 @@ half-open requests (`GET / HTTP/1.1\\r\\nX-Slow: ` and nothing more) held 3001 t
   the request's Accept-Language). Each worker's socket has `request_timeout` as its timeout,
   so a slow body or a client that does not read the response cannot hold it for long; a
   WebSocket's socket gets a longer one (`webapp.realtime.transport`).
+- **Keep-alive without a thread.** A plain HTTP/1.1 request is answered keep-alive
+  (webapp/http_keepalive.py); its thread then ends and the connection waits in the gate
+  again, for `keepalive` seconds (SERVER_KEEPALIVE_SECONDS), closed silently after that.
+  Accepted sockets get TCP_NODELAY.
 - **Shared pings.** engine.io starts a thread per connection that sleeps `ping_interval`
   before each PING; one `Pinger` thread does it for every connection of the server, so a
   WebSocket costs three threads (its request, simple-websocket's reader and engine.io's
@@ -51,6 +55,12 @@ from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler
 
 from webapp import i18n
 from webapp.clients import client_address
+from webapp.http_keepalive import (
+    KEEPALIVE_MAX_SECONDS,
+    has_buffered_input,
+    may_keep_alive,
+    run_wsgi_keepalive,
+)
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +81,7 @@ class ServerLimits:
     max_connections: int = 1000
     max_connections_per_client: int = 100
     trusted_proxies: int = 0
+    keepalive: float = 15.0  # an idle kept-alive connection waits this long, without a thread
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> ServerLimits:
@@ -81,7 +92,19 @@ class ServerLimits:
             max_connections=int(config["SERVER_MAX_CONNECTIONS"]),
             max_connections_per_client=int(config["SERVER_MAX_CONNECTIONS_PER_CLIENT"]),
             trusted_proxies=int(config.get("TRUSTED_PROXIES", 0)),
+            keepalive=keepalive_seconds(config.get("SERVER_KEEPALIVE_SECONDS", 15.0)),
         )
+
+
+def keepalive_seconds(value: Any) -> float:
+    """SERVER_KEEPALIVE_SECONDS, checked: 0 (off) to KEEPALIVE_MAX_SECONDS."""
+    seconds = float(value)
+    if not 0 <= seconds <= KEEPALIVE_MAX_SECONDS:  # also refuses NaN
+        raise ValueError(
+            f"SERVER_KEEPALIVE_SECONDS must be between 0 and {KEEPALIVE_MAX_SECONDS:g}, "
+            f"not {value!r}"
+        )
+    return seconds
 
 
 # -- a request head, as far as the gate needs it ----------------------------------------------
@@ -136,6 +159,7 @@ class Waiting:
     address: Any
     client: str
     deadline: float
+    idle: bool = False  # a kept-alive connection between requests: closed silently at its deadline
 
 
 class RequestGate:
@@ -178,8 +202,9 @@ class RequestGate:
         with contextlib.suppress(OSError):
             self._epoll.close()
 
-    def admit(self, sock: socket.socket, address: Any) -> None:
-        """A connection just accepted (the accept thread: nothing here blocks)."""
+    def admit(self, sock: socket.socket, address: Any, idle_for: float | None = None) -> None:
+        """A connection just accepted (the accept thread: nothing here blocks), or one kept
+        alive after a response (`idle_for` seconds until it is closed if nothing comes)."""
         peer = address[0] if isinstance(address, tuple) else str(address)
         # Behind a trusted proxy every connection comes from the proxy: no per-client bound.
         client = "" if self.limits.trusted_proxies else peer
@@ -189,12 +214,17 @@ class RequestGate:
             )
             if not full:
                 fd = sock.fileno()
+                wait = self.limits.request_timeout if idle_for is None else idle_for
                 self._waiting[fd] = Waiting(
-                    sock, address, client, self.clock() + self.limits.request_timeout
+                    sock, address, client, self.clock() + wait, idle=idle_for is not None
                 )
                 if client:
                     self._per_client[client] = self._per_client.get(client, 0) + 1
         if full:
+            if idle_for is not None:  # nothing was asked: just do not keep it
+                with contextlib.suppress(OSError):
+                    sock.close()
+                return
             refuse(sock, refusal(503, "too_many_connections", i18n.DEFAULT_LANGUAGE))
             return
         sock.setblocking(False)
@@ -243,6 +273,9 @@ class RequestGate:
         if not data:  # the client went away before finishing its request
             self._close(fd)
             return
+        if entry.idle:  # a kept-alive connection's next request has begun: it has
+            entry.idle = False  # request_timeout to arrive, as a new connection has
+            entry.deadline = self.clock() + self.limits.request_timeout
         end = data.find(b"\r\n\r\n")
         if end < 0:
             if len(data) >= MAX_HEAD_BYTES:
@@ -265,14 +298,14 @@ class RequestGate:
 
     def _expire(self) -> None:
         now = self.clock()
-        expired = []
         with self._lock:
-            for fd, entry in self._waiting.items():
-                if entry.deadline > now:
-                    break
-                expired.append(fd)
-        for fd in expired:
-            self._refuse(fd, refusal(408, "request_timeout", i18n.DEFAULT_LANGUAGE))
+            # Deadlines differ (idle and new connections): every entry is looked at.
+            expired = [(fd, e.idle) for fd, e in self._waiting.items() if e.deadline <= now]
+        for fd, idle in expired:
+            if idle:
+                self._close(fd)
+            else:
+                self._refuse(fd, refusal(408, "request_timeout", i18n.DEFAULT_LANGUAGE))
 
     def _refuse(self, fd: int, response: bytes) -> None:
         entry = self._drop(fd)
@@ -348,7 +381,33 @@ def share_pings(eio: Any, pinger: Pinger) -> None:
 
 
 class PlaygroundRequestHandler(WSGIRequestHandler):
-    """Werkzeug's handler; its socket timeout is set per server (`timeout`)."""
+    """Werkzeug's handler; its socket timeout (`timeout`) and keep-alive (`keepalive`) are
+    set per server. It serves one request (and any pipelined behind it), then its thread
+    ends: `kept_alive` says the connection goes back to the gate to wait for the next."""
+
+    keepalive: float = 0.0
+    kept_alive: bool = False
+    MAX_PIPELINED = 32
+
+    def handle(self) -> None:
+        try:
+            for _ in range(self.MAX_PIPELINED):
+                self.close_connection = True
+                self.handle_one_request()
+                if self.close_connection or not has_buffered_input(self):
+                    break
+            else:
+                self.close_connection = True
+        except (ConnectionError, TimeoutError) as error:
+            self.connection_dropped(error)
+        self.kept_alive = not self.close_connection
+
+    def run_wsgi(self) -> None:
+        if may_keep_alive(self, self.keepalive):
+            run_wsgi_keepalive(self, self.keepalive)
+        else:
+            self.close_connection = True  # Werkzeug answers `Connection: close`
+            super().run_wsgi()
 
     def connection_dropped(self, error: BaseException, environ: Any = None) -> None:
         # Also how a WebSocket ends (SimpleWebSocketWSGI raises ConnectionError for
@@ -364,7 +423,7 @@ class PlaygroundServer(ThreadedWSGIServer):
         handler = type(
             "PlaygroundRequestHandler",
             (PlaygroundRequestHandler,),
-            {"timeout": limits.request_timeout},
+            {"timeout": limits.request_timeout, "keepalive": limits.keepalive},
         )
         # `fd`: a listening socket shared by several worker processes (webapp/workers.py).
         super().__init__(host, port, app, handler=handler, fd=fd)
@@ -374,6 +433,10 @@ class PlaygroundServer(ThreadedWSGIServer):
         self._served_total = 0
         self._served_lock = threading.Lock()
         self._gate_started = False
+        self._closing = False
+        extensions = getattr(app, "extensions", None)
+        if isinstance(extensions, dict):
+            extensions["playground.server"] = self  # its gauges on /metrics
         eio = _engineio_of(app)
         self.pinger: Pinger | None = None
         if eio is not None:
@@ -392,7 +455,7 @@ class PlaygroundServer(ThreadedWSGIServer):
 
     def get_request(self) -> tuple[socket.socket, Any]:
         try:
-            return super().get_request()
+            sock, address = super().get_request()
         except OSError as error:
             if error.errno in (errno.EMFILE, errno.ENFILE):
                 # Out of file descriptors: the listening socket stays readable, so without a
@@ -400,6 +463,12 @@ class PlaygroundServer(ThreadedWSGIServer):
                 log.warning("out of file descriptors: not accepting for a moment")
                 time.sleep(0.05)
             raise
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            # Small writes (a Socket.IO frame, a response head) go out at once, not after
+            # Nagle's wait for the previous segment's ACK.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, address
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """The accept thread: the connection waits in the gate until its request is in."""
@@ -432,10 +501,18 @@ class PlaygroundServer(ThreadedWSGIServer):
             refuse(sock, refusal(503, "too_many_connections", i18n.DEFAULT_LANGUAGE))
 
     def _serve(self, sock: socket.socket, address: Any, client: str) -> None:
+        kept_alive = False
         try:
-            self.process_request_thread(sock, address)
+            handler = self.RequestHandlerClass(sock, address, self)
+            kept_alive = bool(getattr(handler, "kept_alive", False))
+        except Exception:
+            self.handle_error(sock, address)
         finally:
             self._release(client)
+            if kept_alive and not self._closing:
+                self.gate.admit(sock, address, idle_for=self.limits.keepalive)
+            else:
+                self.shutdown_request(sock)
 
     def _release(self, client: str) -> None:
         with self._served_lock:
@@ -447,6 +524,7 @@ class PlaygroundServer(ThreadedWSGIServer):
                 self._served.pop(client, None)
 
     def shutdown(self) -> None:
+        self._closing = True
         super().shutdown()
         self.gate.stop()
         if self.pinger is not None:

@@ -78,8 +78,11 @@ def run_worker(
 ) -> int:
     """Serve in this process until SIGTERM/SIGINT, then drain."""
     from webapp import create_app
+    from webapp.logs import configure_logging
+    from webapp.metrics import readiness_of
 
     app = create_app(overrides)
+    configure_logging(app.config["LOG_FORMAT"])  # PLAYGROUND_LOG_FORMAT=json: JSON lines
     server = make_server(host, port, app, fd=fd)
     drained = threading.Event()
     draining = threading.Event()
@@ -91,6 +94,7 @@ def run_worker(
 
         def work() -> None:
             try:
+                readiness_of(app).start_draining()  # /readyz: 503 "draining"
                 stop_pacing(app)  # the moment every session is written at
                 server.shutdown()  # no new connections from here on
                 written = drain(app)

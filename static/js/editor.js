@@ -32,7 +32,9 @@ export function mount(root) {
   const host = h("div", { class: "cm-host", id: "yaml-editor" });
   const shadow = host.attachShadow({ mode: "open" });
   const frame = h("div", { class: "cm-frame" });
-  shadow.append(h("link", { rel: "stylesheet", href: "/static/css/editor-shadow.css" }), frame);
+  // The page names the sheet's content-hashed URL (webapp/asset_files.py).
+  const sheet = document.body.dataset.editorCss || "/static/css/editor-shadow.css";
+  shadow.append(h("link", { rel: "stylesheet", href: sheet }), frame);
   const apply = h("button", { type: "button", class: "button button-primary", id: "apply", "data-i18n": "editor.apply",
     on: { click: () => applyNow() } });
   const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint" });

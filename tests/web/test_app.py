@@ -13,20 +13,20 @@ def test_healthz_answers_ok(app: Flask) -> None:
     assert response.json == {"status": "ok"}
 
 
-def test_page_references_only_our_own_static_files(app: Flask) -> None:
+def test_page_references_only_our_own_hashed_assets(app: Flask) -> None:
     client = app.test_client()
     html = client.get("/").get_data(as_text=True)
     # In-page links (a skip link to "#diagram") are not files.
     refs = [r for r in re.findall(r'(?:src|href)="([^"]+)"', html) if not r.startswith("#")]
     assert refs, "the page should load scripts and styles"
     for ref in refs:
-        assert ref.startswith("/static/"), ref
+        assert ref.startswith("/assets/"), ref
         assert client.get(ref).status_code == 200, ref
 
 
 def test_every_response_forbids_inline_script_and_other_origins(app: Flask) -> None:
     csp = app.test_client().get("/").headers["Content-Security-Policy"]
-    assert "script-src 'self'" in csp
+    assert "script-src 'self'" in csp  # and the import map's hash (tests/web/test_assets.py)
     assert "default-src 'self'" in csp
     assert "unsafe-inline" not in csp
 

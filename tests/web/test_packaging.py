@@ -3,6 +3,7 @@ from an unrelated directory, and fetch the page and every file the page referenc
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -56,14 +57,38 @@ def test_wheel_installs_and_serves_the_page_from_anywhere(tmp_path: Path) -> Non
         base = match.group(0).rstrip("/")
         status, body = _fetch(base + "/")
         assert status == 200
-        refs = re.findall(r'(?:src|href)="(/static/[^"]+)"', body.decode())
+        html = body.decode()
+        refs = re.findall(r'(?:src|href)="(/assets/[^"]+)"', html)
         assert refs
         for ref in refs:
             assert _fetch(base + ref)[0] == 200, ref
-        # Modules imported by the entry module are served too.
-        main_js = _fetch(base + "/static/js/main.js")[1].decode()
-        for module in re.findall(r'from "(/static/[^"]+)"', main_js):
-            assert _fetch(base + module)[0] == 200, module
+        # Every module of the import map is served, brotli-compressed from the wheel's
+        # prebuilt files (byte for byte what hatch_build.py wrote).
+        imports = json.loads(re.search(r'<script type="importmap">(.*?)</script>', html)[1])
+        built = (
+            Path(
+                subprocess.run(
+                    [
+                        str(python),
+                        "-c",
+                        "import webapp, pathlib; print(pathlib.Path(webapp.__file__).parent)",
+                    ],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    cwd=elsewhere,
+                ).stdout.strip()
+            )
+            / "assets_built"
+        )
+        for url in set(imports["imports"].values()):
+            request = urllib.request.Request(base + url, headers={"Accept-Encoding": "br"})
+            with urllib.request.urlopen(request, timeout=10) as response:
+                assert response.headers["Content-Encoding"] == "br", url
+                assert "immutable" in response.headers["Cache-Control"]
+                assert (
+                    response.read() == (built / (url.removeprefix("/assets/") + ".br")).read_bytes()
+                )
         assert _fetch(base + "/healthz")[0] == 200
         installed = subprocess.run(
             [str(python), "-c", "import webapp.paths as p; print(p.resource_dir('scenarios'))"],
