@@ -360,7 +360,7 @@ def workers_table(args: argparse.Namespace) -> int:
         f" warm-up; {os.cpu_count()} CPUs"
     )
     print(
-        " W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s  MiB/session"
+        " W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s  MiB/session  emit->arrival p99"
     )
     best: dict[int, int] = {}
     for workers in worker_counts:
