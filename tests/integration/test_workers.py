@@ -45,14 +45,16 @@ def stack(tmp_path: Path) -> Iterator[dict[str, object]]:
 
 def open_tabs(url: str, count: int) -> list[Tab]:
     tabs = [Tab(url, SCENARIO) for _ in range(count)]
-    for i, tab in enumerate(tabs):
+    for tab in tabs:
         tab.wait(lambda t: t.session is not None)
         tab.client.emit("clock", {"op": "speed", "value": 10})
+        tab.client.emit("clock", {"op": "play"})
+    for i, tab in enumerate(tabs):
+        tab.wait(lambda t: t.now >= 3 and t.clock.get("playing"))
         if i % 5 == 0:  # some histories have a user action in them
             tab.client.emit("act", {"action": "delete", "gracePeriodSeconds": 30})
-        tab.client.emit("clock", {"op": "play"})
     for tab in tabs:
-        tab.wait(lambda t: t.now >= 5 and t.clock.get("playing"))
+        tab.wait(lambda t: t.now >= 5)
     for i, tab in enumerate(tabs):
         if i % 5 == 0:
             tab.wait(lambda t: len(t.actions) == 1)

@@ -176,13 +176,7 @@ class Session:
 
     def act(self, action: dict[str, Any]) -> None:
         """A user action now; raises the engine's ActionError if refused. Discards the old
-        future only once the action is accepted.
-
-        What is due at this very moment runs first, as a replay of the log does (it runs the
-        clock up to an action's `at`, then acts): otherwise an action taken before the first
-        pacing round (at second 0, before play) would land before the scheduler's work at
-        second 0 live, and after it in every replay, seek back, share link and record."""
-        self._advance_to(self.sim.now)
+        future only once the action is accepted."""
         self.sim.act(action)
         self.future = []
         if hasattr(self.sim, "checkpoints"):
