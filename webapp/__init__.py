@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIO
 
-from . import assets, metrics, realtime, routes, security, storage
+from . import assets, classes, metrics, realtime, routes, security, storage
 from .config import load_config
 from .paths import resource_dir
 from .sessions import wire
@@ -53,7 +53,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     assets.init_app(app)  # after security: its CSP for pages with an import map wins
     storage.init_app(app)
     catalog = routes.init_app(app)
-    realtime.init_app(app, socketio, catalog)
+    rt = realtime.init_app(app, socketio, catalog)
+    classes.init_app(app, rt)
     metrics.init_app(app)  # last: it wraps the Socket.IO handlers and realtime hooks
     return app
 

@@ -9,7 +9,7 @@ An asset's name carries the first 12 hex digits of the SHA-256 of its content, s
 changes: it is served with `Cache-Control: public, max-age=31536000, immutable`, and a
 new release gets new names (the HTML, `no-cache`, names them). The page's ES modules keep
 importing `./dom.js` and `/static/vendor/...`: the import map sends each of those names to
-its hashed file. The ten style sheets are served as one bundle (`css/bundle.css`).
+its hashed file. The style sheets are served as one bundle (`css/bundle.css`).
 
 A wheel carries everything prebuilt (`build_assets`, run by the hatch build hook
 `hatch_build.py`): the hashed files, their `.br` (brotli quality 11) and `.gz` forms and
@@ -54,6 +54,7 @@ CSS_BUNDLE_PARTS = (
     "timeline",
     "status",
     "views",
+    "classroom",
 )
 # What is published, by suffix (licences and notes under static/vendor stay at /static/).
 CONTENT_TYPES = {

@@ -68,6 +68,11 @@ DEFAULTS: dict[str, Any] = {
     "SHARE_CPU_BURST_SECONDS": 5.0,
     "SHARE_DB_MAX_BYTES": 256 * 1024 * 1024,  # past it, new links are refused (507)
     "SHARE_UNOPENED_DAYS": 30,  # a link never opened is deleted this long after it was made
+    # Classes (webapp/classes, docs/limits.md)
+    "CLASS_MAX_STUDENTS": 200,  # past it, class:join is refused with class_full
+    "CLASS_IDLE_SECONDS": 2 * 60 * 60,  # a class nobody is connected to ends after this
+    "CLASS_STUDENT_EVENTS_PER_SECOND": 10,  # per student, over all of their tabs
+    "CLASSES_PER_HOUR": 20,  # new classes per client address
 }
 
 _ENV_INTS = (
@@ -88,6 +93,9 @@ _ENV_INTS = (
     "SHARE_UNOPENED_DAYS",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
+    "CLASS_MAX_STUDENTS",
+    "CLASS_IDLE_SECONDS",
+    "CLASSES_PER_HOUR",
 )
 _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",
@@ -98,6 +106,7 @@ _ENV_FLOATS = (
     "CLIENT_CPU_BURST_SECONDS",
     "SHARE_CPU_SHARE",
     "SHARE_CPU_BURST_SECONDS",
+    "CLASS_STUDENT_EVENTS_PER_SECOND",
 )
 
 

@@ -411,8 +411,12 @@ class Keeper:
         marks: dict[str, tuple[Any, ...]] = {}
         for session_id, session in sessions.items():
             if session_id not in held:
-                continue
-            if changes(session) == held[session_id]:
+                # Made here without `claim` (a class hand-out): kept from now on.
+                if self.draining or not self.leases.acquire(session_id):
+                    continue
+                with self._lock:
+                    self.held.setdefault(session_id, None)
+            elif changes(session) == held[session_id]:
                 continue
             if not session.lock.acquire(blocking=False):
                 continue  # busy: the next round writes it

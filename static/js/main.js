@@ -15,6 +15,7 @@ import * as views from "./views.js";
 import * as derived from "./derived.js";
 import * as layout from "./layout.js";
 import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
+import * as classroom from "./classroom.js";
 
 const SESSION_KEY = "pod-playground.session";
 const body = document.body;
@@ -60,6 +61,7 @@ showLanguage(i18n.lang());
 
 function render() {
   for (const part of parts) part.update(state);
+  inClass.update(state);
   const d = diagramModel(state);
   Object.assign(body.dataset, {
     session: state.session ?? "",
@@ -106,6 +108,15 @@ const socket = io({ transports: ["websocket"] });
 let joiningWithSession = false;
 let awaitingApply = false;
 
+// A class page (/c/<code>, /c/<code>/teach) joins its class, never a stored session.
+const inClass = classroom.mount({
+  socket,
+  body,
+  scenarioText: () => state.scenario?.yaml ?? editor.text(),
+  currentNow: () => state.now,
+  notice: (text) => controls.showMessage(text),
+});
+
 function initialSource() {
   if (body.dataset.share) return { share: body.dataset.share };
   if (body.dataset.scenario) return { scenario: body.dataset.scenario };
@@ -113,11 +124,19 @@ function initialSource() {
 }
 
 // A link or a typed address that names a scenario or a share opens it, even in a tab that
-// has a session; a reload (or back / forward) resumes the tab's session.
+// has a session; a reload (or back / forward) resumes the tab's session. A class link
+// always opens its class (a reload rejoins it, as the same student or teacher), and the
+// tab says so.
 const navigationType = performance.getEntriesByType?.("navigation")?.[0]?.type ?? "navigate";
 let urlFirst = navigationType === "navigate" && Boolean(body.dataset.share || body.dataset.scenario);
 
 function join(source = null) {
+  if (inClass.inClass() && !source) {
+    if (urlFirst || sessionStorage.getItem(SESSION_KEY)) inClass.note(i18n.t("tab.class", { code: inClass.code }));
+    urlFirst = false;
+    inClass.join();
+    return;
+  }
   const stored = urlFirst ? null : sessionStorage.getItem(SESSION_KEY);
   urlFirst = false;
   let payload;
@@ -164,6 +183,7 @@ socket.on("snapshot", (msg) => {
   awaitingApply = false;
   state = applySnapshot(state, msg);
   rebase();
+  inClass.snapshotArrived();
   if (msg.session) sessionStorage.setItem(SESSION_KEY, msg.session);
   editor.snapshotArrived(state);
   render();
@@ -189,6 +209,7 @@ socket.on("error", (err) => {
     setTimeout(() => join(), 1000);
     return;
   }
+  if (inClass.handleError(err || {})) return;
   if (joiningWithSession) {
     // The stored session is gone (expired, server restarted): start from the page's source.
     joiningWithSession = false;
@@ -204,6 +225,11 @@ socket.on("error", (err) => {
 
 // ------------------------------------------------------------------ what the parts ask for
 on("pg:join", (source) => {
+  if (inClass.inClass()) {
+    // In a class the teacher's pick restarts the class's run; a student's page has no picker.
+    if (inClass.role === "teacher" && source.scenario) socket.emit("class:scenario", { scenario: source.scenario });
+    return;
+  }
   sessionStorage.removeItem(SESSION_KEY);
   if (source.scenario) history.replaceState(null, "", `/?scenario=${encodeURIComponent(source.scenario)}`);
   join(source);

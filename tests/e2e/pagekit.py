@@ -9,8 +9,11 @@ from playwright.sync_api import Page, expect
 ANY = re.compile(r".+")
 
 
-def open_scenario(page: Page, name: str) -> None:
-    """Open a built-in scenario and wait for its first snapshot."""
+def open_scenario(page: Page, name: str, *, questions: bool = False) -> None:
+    """Open a built-in scenario and wait for its first snapshot. Its prediction questions
+    (which pause the clock when a run plays into them) are turned off unless `questions`."""
+    value = "on" if questions else "off"
+    page.add_init_script(f"localStorage.setItem('pod-playground.quiz', '{value}')")
     page.goto(f"/?scenario={name}")
     expect(page.locator("body")).to_have_attribute("data-session", ANY)
     expect(page.locator("#lesson-title")).not_to_be_empty()

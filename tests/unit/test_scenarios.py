@@ -36,6 +36,8 @@ from typing import Any
 import pytest
 import yaml
 
+from webapp.manifest.simulation_doc import lesson_steps
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO_DIR = ROOT / "scenarios"
 FILES = sorted(SCENARIO_DIR.glob("*.yaml"))
@@ -82,7 +84,7 @@ def horizon(name: str) -> float:
     """Virtual seconds to play: past the last scripted action and the last timed lesson step."""
     sim = simulation_doc(name)
     times = [float(s["at"]) for s in sim.get("script") or []]
-    times += [float(s["at"]) for s in sim.get("lesson") or [] if "at" in s]
+    times += [float(s["at"]) for s in lesson_steps(sim) if "at" in s]
     return min(max([0.0, *times]) + MARGIN_SECONDS, MAX_HORIZON_SECONDS)
 
 
@@ -695,7 +697,7 @@ def test_structure_and_languages(name: str) -> None:
     for key in ("title", "description"):
         for lang, text in texts(sim.get(key), key):
             assert lang == "en" or CJK.search(text), f"{key}.zh is not Chinese"
-    lesson = sim.get("lesson") or []
+    lesson = lesson_steps(sim)
     assert 3 <= len(lesson) <= 6, f"{len(lesson)} lesson steps"
     for i, step in enumerate(lesson):
         assert ("at" in step) != ("when" in step), f"lesson[{i}] needs exactly one of at/when"
@@ -725,7 +727,7 @@ def test_parses(name: str) -> None:
 def test_every_lesson_step_happens_in_order(name: str) -> None:
     run = play(name)
     fired = 0.0
-    for i, step in enumerate(simulation_doc(name).get("lesson") or []):
+    for i, step in enumerate(lesson_steps(simulation_doc(name))):
         if "at" in step:
             at = float(step["at"])
             assert at <= run.end, f"lesson[{i}] at {at}s is past the run's end {run.end}s"
@@ -785,6 +787,6 @@ def test_scenarios_cover_the_troubleshooting_table() -> None:
         sim = simulation_doc(name)
         told = " ".join(
             [sim["title"]["en"], sim["description"]["en"]]
-            + [step["text"]["en"] for step in sim["lesson"]]
+            + [step["text"]["en"] for step in lesson_steps(sim)]
         )
         assert row in told, f"row {row}: {name}'s lesson never names it"

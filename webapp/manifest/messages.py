@@ -272,6 +272,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "a lesson step needs either at (seconds) or when (a status such as Running), not both",
         "zh": "课程步骤需要 at（秒）或 when（某个状态，例如 Running）二者之一，不能同时设置",
     },
+    "question_check": {
+        "en": "a choice needs a check on the run that makes it right: one of {checks}",
+        "zh": "每个选项都需要一个判断运行状态的条件：{checks} 之一",
+    },
+    "question_choices": {
+        "en": "a question needs 2 to 5 choices",
+        "zh": "一个问题需要 2 到 5 个选项",
+    },
     "text_language": {
         "en": "give the text in en, zh or both",
         "zh": "请用 en、zh 或两者同时提供文本",

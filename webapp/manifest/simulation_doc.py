@@ -25,6 +25,11 @@ ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply
 DEFAULT_HORIZON_SECONDS = 7200.0
 MAX_SCRIPT_STEPS = 100
 MAX_LESSON_STEPS = 100
+MAX_QUESTIONS = 20
+# What a prediction question's choice may check on the run `after` seconds later
+# (webapp/classes/quiz.py evaluates them): kubectl's STATUS and RESTARTS, the phase, the Ready
+# condition, and whether the Pod is a ready endpoint of a Service.
+QUESTION_CHECKS = ("status", "restarts", "phase", "ready", "inEndpoints")
 # A process's exit status is 8 bits: the kernel keeps exit(n) & 0xff and containerd reports
 # it, or 128 + the signal (CONTAINER-SEMANTICS §1.7), so 0..255 is every code a runtime shows.
 MAX_EXIT_CODE = 255
@@ -219,6 +224,52 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
         if isinstance(value, dict) and ("at" in value) == ("when" in value):
             yield Finding(path, "lesson_timing", {})
 
+    choice = fields(
+        {
+            "text": text,
+            "status": string,
+            "restarts": integer(0),
+            "phase": one_of(("Pending", "Running", "Succeeded", "Failed", "Gone")),
+            "ready": boolean,
+            "inEndpoints": boolean,
+        },
+        ("text",),
+    )
+
+    def question_choice(value: Any, path: Path) -> Iterator[Finding]:
+        yield from choice(value, path)
+        if isinstance(value, dict) and not any(k in value for k in QUESTION_CHECKS):
+            yield Finding(path, "question_check", {"checks": ", ".join(QUESTION_CHECKS)})
+
+    def question(value: Any, path: Path) -> Iterator[Finding]:
+        """{id, at | when, after, question, choices: [{text, <check>}] (2-5), why?}."""
+        yield from fields(
+            {
+                "id": string,
+                "at": seconds,
+                "when": string,
+                "after": seconds,
+                "question": text,
+                "choices": list_of(question_choice, 5),
+                "why": text,
+            },
+            ("id", "after", "question", "choices"),
+        )(value, path)
+        if not isinstance(value, dict):
+            return
+        if ("at" in value) == ("when" in value):
+            yield Finding(path, "lesson_timing", {})
+        choices = value.get("choices")
+        if isinstance(choices, list) and len(choices) < 2:
+            yield Finding((*path, "choices"), "question_choices", {})
+
+    steps = list_of(lesson_step, MAX_LESSON_STEPS)
+    lesson_map = fields({"steps": steps, "questions": list_of(question, MAX_QUESTIONS)})
+
+    def lesson(value: Any, path: Path) -> Iterator[Finding]:
+        """A list of steps, or {steps, questions}."""
+        yield from (steps if isinstance(value, list) else lesson_map)(value, path)
+
     return fields(
         {
             "apiVersion": one_of(("playground/v1",)),
@@ -229,7 +280,7 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
             "containers": map_of(container),
             "images": map_of(image),
             "script": list_of(script_step, MAX_SCRIPT_STEPS),
-            "lesson": list_of(lesson_step, MAX_LESSON_STEPS),
+            "lesson": lesson,
         },
         ("metadata",),
     )
@@ -375,6 +426,18 @@ def apply_findings(simulation: dict[str, Any], check_apply: ApplyCheck) -> Itera
 # --- normalised form ------------------------------------------------------------------
 
 
+def lesson_steps(simulation: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps of a document's `lesson`: the list itself, or its `steps`."""
+    lesson = simulation.get("lesson") or []
+    return list(lesson.get("steps") or []) if isinstance(lesson, dict) else list(lesson)
+
+
+def lesson_questions(simulation: dict[str, Any]) -> list[dict[str, Any]]:
+    """The prediction questions of a document's `lesson` (only in its mapping form)."""
+    lesson = simulation.get("lesson")
+    return list(lesson.get("questions") or []) if isinstance(lesson, dict) else []
+
+
 def _texts(value: Any, fallback: str) -> dict[str, str]:
     if isinstance(value, str):
         return {language: value for language in LANGUAGES}
@@ -459,6 +522,24 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
                 "when": step.get("when"),
                 "text": _texts(step.get("text"), ""),
             }
-            for step in simulation.get("lesson") or []
+            for step in lesson_steps(simulation)
+        ],
+        "questions": [
+            {
+                "id": str(q["id"]),
+                "at": _optional_float(q.get("at")),
+                "when": q.get("when"),
+                "after": float(q["after"]),
+                "question": _texts(q.get("question"), ""),
+                "choices": [
+                    {
+                        "text": _texts(c.get("text"), ""),
+                        **{k: c[k] for k in QUESTION_CHECKS if k in c},
+                    }
+                    for c in q.get("choices") or []
+                ],
+                "why": _texts(q.get("why"), ""),
+            }
+            for q in lesson_questions(simulation)
         ],
     }

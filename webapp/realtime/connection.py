@@ -19,6 +19,8 @@ def on_disconnect(rt: Realtime, sid: str) -> None:
         # disconnect has already marked the client as leaving.
         return
     rt.outbox.release(sid)
+    for hook in rt.leaving:
+        hook(sid)
     rt.manager.detach(sid)
     rt.limiter.forget(sid)
     rt.languages.pop(sid, None)

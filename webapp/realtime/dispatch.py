@@ -38,11 +38,15 @@ def guarded(rt: Realtime, event: str, fn: Handler, *, limited: bool) -> Callable
             payload = check.require_object(args[0])
             if limited and not rt.limiter.allow(sid):
                 raise Refusal("rate_limited", limit=int(rt.limiter.rate))
+            for gate in rt.gates:
+                gate(event, sid, payload)
             fn(rt, sid, payload)
         except PayloadProblem as problem:
             rt.refuse(sid, refusal_for(problem))
         except Refusal as refusal:
             rt.refuse(sid, refusal)
+            for hook in rt.refusals:
+                hook(event, sid, refusal)
         except Exception:
             log.exception("%s handler failed", event)
             rt.refuse(sid, Refusal("internal_error"))

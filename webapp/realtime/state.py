@@ -7,7 +7,7 @@ import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import current_app
@@ -45,6 +45,13 @@ class Realtime:
     run_scheduler: bool
     languages: dict[str, str]
     outbox: Outbox
+    # Checks run before every counted event's handler: `gate(event, sid, payload)` raises a
+    # Refusal to refuse it (the classroom: a following student may not drive the teacher's
+    # run). `leaving(sid)` hooks run when a tab disconnects, `refusals(event, sid, refusal)`
+    # after an event was refused.
+    gates: list[Any] = field(default_factory=list)
+    refusals: list[Any] = field(default_factory=list)
+    leaving: list[Any] = field(default_factory=list)
     keeper: Any = None  # webapp.records.Keeper: session records and leases, if kept
 
     def lang(self, sid: str) -> str:

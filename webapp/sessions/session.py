@@ -212,6 +212,19 @@ class Session:
                 "title": simulation.get("title"),
                 "description": simulation.get("description"),
                 "lesson": simulation.get("lesson", []),
+                # Prediction questions as a learner sees them: never which choice is right
+                # (webapp/classes/quiz.py computes that from the run when asked).
+                "questions": [
+                    {
+                        "id": q["id"],
+                        "at": q["at"],
+                        "when": q["when"],
+                        "after": q["after"],
+                        "question": q["question"],
+                        "choices": [c["text"] for c in q["choices"]],
+                    }
+                    for q in simulation.get("questions") or []
+                ],
                 "yaml": self.scenario.text,
                 "containers": derived_payload(sim, self.scenario.text),
             },

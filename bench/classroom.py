@@ -1,0 +1,396 @@
+"""Classroom fan-out: N classes x M students following one teacher each. Prints figures,
+asserts nothing.
+
+    python bench/classroom.py [--classes 10] [--students 60] [--actions 10] [--speed 10]
+
+Against a real server (`python -m webapp --port 0`, tests/dos/harness.py): each class is
+made with POST /api/classes (plain-pod); the teacher's tab sends class:teach, then M
+student tabs send class:join (so they follow). Every teacher sets the speed and plays, then
+acts `--actions` times (an `apply` of a ConfigMap with a unique name, one action every
+0.5 s, the classes staggered). For each action the time from the teacher's send to each
+student's receipt of the payload that carries it, parsed as JSON (screen-ready: what the
+page renders from), is recorded: p50/p99 per student, and p99 of the time until *every*
+student of the class has it.
+
+Then the same clients against a bare python-socketio server in the same run (same stack:
+threading mode on a threaded Werkzeug server; no Flask, sessions or engine): tabs join a
+room, the teacher's `act` is broadcast to the room at once as a tick of the same size, and
+every room also gets ticks at the rate the playground sent them. Server CPU per follower
+message (the server process's user+system time over messages received) is printed for
+both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import websocket
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.dos.harness import LiveServer, ws_url  # noqa: E402
+
+CONFIGMAP = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {name}
+data:
+  k: v
+"""
+
+
+class Reader:
+    """One thread reads every tab's socket (a thread per tab would starve the machine):
+    WebSocket frames parsed by hand (server frames are unmasked), Engine.IO pings answered."""
+
+    def __init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self.running = True
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def add(self, tab: Tab) -> None:
+        tab.ws.sock.setblocking(False)
+        with self._lock:
+            self.selector.register(tab.ws.sock, selectors.EVENT_READ, tab)
+
+    def _run(self) -> None:
+        while self.running:
+            with self._lock:
+                ready = [] if not self.selector.get_map() else self.selector.select(timeout=0.05)
+            if not ready:
+                time.sleep(0.01)
+                continue
+            for key, _ in ready:
+                tab: Tab = key.data
+                try:
+                    data = key.fileobj.recv(1 << 18)  # type: ignore[union-attr]
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    with self._lock, contextlib.suppress(Exception):
+                        self.selector.unregister(key.fileobj)
+                    tab.closed = True
+                    continue
+                tab.feed(data, time.perf_counter())
+
+
+class Tab:
+    """A Socket.IO client over a raw WebSocket, read by a shared Reader."""
+
+    def __init__(self, port: int, url: str, reader: Reader) -> None:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.ws = websocket.create_connection(ws_url(url), socket=sock, origin=url, timeout=30)
+        self.ws.recv()  # Engine.IO open
+        self.ws.send("40")
+        self.ws.recv()  # Socket.IO connect
+        self.messages = 0
+        self.received: dict[str, float] = {}  # marker -> first time seen
+        self.states: list[dict[str, Any]] = []
+        self.errors: list[Any] = []
+        self.closed = False
+        self.markers: list[str] = []
+        self.buffer = b""
+        self._lock = threading.Lock()
+        reader.add(self)
+
+    def emit(self, event: str, payload: Any) -> None:
+        self.send("42" + json.dumps([event, payload]))
+
+    def send(self, text: str) -> None:
+        with self._lock:
+            sock = self.ws.sock
+            sock.setblocking(True)
+            try:
+                self.ws.send(text)
+            finally:
+                sock.setblocking(False)
+
+    def feed(self, data: bytes, now: float) -> None:
+        buffer = self.buffer + data
+        while len(buffer) >= 2:
+            opcode, length, at = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
+            if length == 126:
+                if len(buffer) < 4:
+                    break
+                length, at = int.from_bytes(buffer[2:4], "big"), 4
+            elif length == 127:
+                if len(buffer) < 10:
+                    break
+                length, at = int.from_bytes(buffer[2:10], "big"), 10
+            if len(buffer) < at + length:
+                break
+            payload, buffer = buffer[at : at + length], buffer[at + length :]
+            if opcode == 1:
+                self.message(payload.decode("utf-8"), now)
+        self.buffer = buffer
+
+    def message(self, text: str, now: float) -> None:
+        if text == "2":  # Engine.IO ping
+            with contextlib.suppress(Exception):
+                self.send("3")
+            return
+        if not text.startswith("42"):
+            return
+        self.messages += 1
+        head = text[:40]
+        if '"class:state"' in head:
+            self.states.append(json.loads(text[2:])[1])
+        elif '"error"' in head:
+            self.errors.append(json.loads(text[2:])[1])
+        elif self.markers and ('"tick"' in head or '"snapshot"' in head):
+            for marker in self.markers:
+                if marker not in self.received and marker in text:
+                    # Screen-ready: arrival plus the parse the page does before rendering
+                    # (the arrival is stamped at recv, so that one reader thread for every
+                    # tab does not add its own queueing to 60 students' latencies).
+                    started = time.perf_counter()
+                    json.loads(text[2:])
+                    self.received[marker] = now + (time.perf_counter() - started)
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(Exception):
+            self.ws.sock.close()
+
+
+def wait(predicate: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return bool(predicate())
+
+
+def post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    data: dict[str, Any] = json.loads(response.read())
+    connection.close()
+    if response.status != 201:
+        raise RuntimeError(data)
+    return data
+
+
+def run_actions(
+    teachers: list[Tab],
+    students: list[list[Tab]],
+    act: Any,
+    actions: int,
+) -> tuple[list[float], list[float], int, float]:
+    """Each teacher acts `actions` times; returns per-student latencies, per-action
+    all-students latencies, follower messages and the wall time it took."""
+    markers = [[f"bench-c{c}-a{a}" for a in range(actions)] for c in range(len(teachers))]
+    for c, group in enumerate(students):
+        for tab in group:
+            tab.markers = markers[c]
+    before = sum(tab.messages for group in students for tab in group)
+    sent: dict[str, float] = {}
+    started = time.perf_counter()
+    for a in range(actions):
+        for c, teacher in enumerate(teachers):
+            marker = markers[c][a]
+            sent[marker] = time.perf_counter()
+            act(teacher, c, marker)
+            time.sleep(0.5 / len(teachers))
+    wait(lambda: all(len(t.received) == actions for g in students for t in g), 30)
+    elapsed = time.perf_counter() - started
+    per_student, every = [], []
+    for c, group in enumerate(students):
+        for marker in markers[c]:
+            times = [tab.received.get(marker) for tab in group]
+            got = [t - sent[marker] for t in times if t is not None]
+            per_student += got
+            missing = len(times) - len(got)
+            every.append(max(got) if got and not missing else float("inf"))
+    after = sum(tab.messages for group in students for tab in group)
+    return per_student, every, after - before, elapsed
+
+
+def p(values: list[float], q: float) -> float:
+    finite = sorted(v for v in values if v != float("inf"))
+    if not finite:
+        return float("nan")
+    if len(finite) < len(values):
+        return float("inf")
+    return finite[min(len(finite) - 1, int(q * len(finite)))]
+
+
+def report(name: str, lat: list[float], every: list[float], messages: int, cpu: float) -> None:
+    ms = lambda v: f"{v * 1000:.1f} ms"  # noqa: E731
+    print(f"{name}:")
+    print(f"  action -> a student's parsed payload: p50 {ms(p(lat, 0.5))}, p99 {ms(p(lat, 0.99))}"
+          f", max {ms(max(lat) if lat else float('nan'))} ({len(lat)} deliveries)")  # fmt: skip
+    print(f"  action -> every student of the class has it: p99 {ms(p(every, 0.99))}"
+          f" ({len(every)} actions)")  # fmt: skip
+    per = cpu / messages * 1e6 if messages else float("nan")
+    print(f"  server CPU {cpu:.2f} s for {messages} follower messages: {per:.1f} us per message")
+
+
+# -- the playground ----------------------------------------------------------------------
+
+
+def playground(args: argparse.Namespace) -> tuple[float, float]:
+    env = {
+        "PLAYGROUND_SERVER_MAX_CONNECTIONS": "5000",
+        "PLAYGROUND_SERVER_MAX_CONNECTIONS_PER_CLIENT": "5000",
+        "PLAYGROUND_SERVER_MAX_PENDING_PER_CLIENT": "5000",
+        "PLAYGROUND_CLASSES_PER_HOUR": "1000",
+        "PLAYGROUND_ACTIONS_PER_SECOND": "1000",
+    }
+    reader = Reader()
+    with LiveServer(env=env, address_space_gb=64) as server:
+        teachers, students = [], []
+        for _ in range(args.classes):
+            made = post(server.port, "/api/classes", {"scenario": "plain-pod"})
+            teacher = Tab(server.port, server.url, reader)
+            teacher.emit("class:teach", {"code": made["code"], "key": made["teacherKey"]})
+            group = []
+            for s in range(args.students):
+                tab = Tab(server.port, server.url, reader)
+                tab.emit("class:join", {"code": made["code"], "name": f"student {s}"})
+                group.append(tab)
+            teachers.append(teacher)
+            students.append(group)
+        joined = wait(lambda: all(t.states for g in students for t in g), 60)
+        print(f"{args.classes} classes x {args.students} students joined: {joined}; "
+              f"server threads {server.threads()}, RSS {server.rss_mb():.0f} MB")  # fmt: skip
+        for teacher in teachers:
+            teacher.emit("clock", {"op": "speed", "value": args.speed})
+            teacher.emit("clock", {"op": "play"})
+        time.sleep(2.0)
+        cpu0, ticks0 = server.cpu_seconds(), sum(t.messages for g in students for t in g)
+        t0 = time.perf_counter()
+
+        def act(teacher: Tab, _: int, marker: str) -> None:
+            teacher.emit("act", {"action": "apply", "yaml": CONFIGMAP.format(name=marker)})
+
+        lat, every, _messages, _ = run_actions(teachers, students, act, args.actions)
+        cpu = server.cpu_seconds() - cpu0
+        wall = time.perf_counter() - t0
+        total = sum(t.messages for g in students for t in g) - ticks0
+        errors = [e for g in students for t in g for e in t.errors] + [
+            e for t in teachers for e in t.errors
+        ]
+        report("playground (followers of the teacher's session)", lat, every, total, cpu)
+        print(f"  errors seen by clients: {len(errors)} {errors[:2]}")
+        rate = total / wall / max(1, args.classes * args.students)
+        for tab in [*teachers, *(t for g in students for t in g)]:
+            tab.close()
+    return rate, cpu / total if total else float("nan")
+
+
+# -- the bare baseline --------------------------------------------------------------------
+
+BARE = r"""
+import json, sys, threading, time
+import socketio
+from werkzeug.serving import make_server
+rate = float(sys.argv[1]); size = int(sys.argv[2])
+server = socketio.Server(async_mode="threading")
+rooms = set()
+@server.on("join")
+def on_join(sid, data):
+    server.enter_room(sid, data["room"]); rooms.add(data["room"])
+@server.on("act")
+def on_act(sid, data):
+    server.emit("tick", {"seq": 0, "now": time.time(), "actions": [data["marker"]], "pad": "x" * size}, to=data["room"])
+def ticker():
+    while True:
+        time.sleep(1.0 / rate)
+        for room in list(rooms):
+            server.emit("tick", {"seq": 0, "now": time.time(), "pad": "x" * size}, to=room)
+threading.Thread(target=ticker, daemon=True).start()
+app = socketio.WSGIApp(server)
+http = make_server("127.0.0.1", 0, app, threaded=True)
+print(f"http://127.0.0.1:{http.server_port}/", flush=True)
+http.serve_forever()
+"""
+
+
+def bare(args: argparse.Namespace, rate: float) -> float:
+    process = subprocess.Popen(
+        [sys.executable, "-c", BARE, str(max(rate, 1.0)), "1500"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        port = int(line.rsplit(":", 1)[1].strip("/\n"))
+        url = f"http://127.0.0.1:{port}"
+        reader = Reader()
+        teachers, students = [], []
+        for c in range(args.classes):
+            teachers.append(Tab(port, url, reader))
+            group = []
+            for _ in range(args.students):
+                tab = Tab(port, url, reader)
+                tab.emit("join", {"room": f"r{c}"})
+                group.append(tab)
+            students.append(group)
+        time.sleep(2.0)
+        stat = Path(f"/proc/{process.pid}/stat")
+
+        def cpu() -> float:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        cpu0, before = cpu(), sum(t.messages for g in students for t in g)
+
+        def act(teacher: Tab, c: int, marker: str) -> None:
+            teacher.emit("act", {"room": f"r{c}", "marker": marker})
+
+        lat, every, _, _ = run_actions(teachers, students, act, args.actions)
+        used = cpu() - cpu0
+        total = sum(t.messages for g in students for t in g) - before
+        report(
+            f"bare python-socketio room broadcast ({rate:.1f} ticks/s per tab)",
+            lat,
+            every,
+            total,
+            used,
+        )
+        for tab in [*teachers, *(t for g in students for t in g)]:
+            tab.close()
+        return used / total if total else float("nan")
+    finally:
+        process.kill()
+        process.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--classes", type=int, default=10)
+    parser.add_argument("--students", type=int, default=60)
+    parser.add_argument("--actions", type=int, default=10)
+    parser.add_argument("--speed", type=float, default=10.0)
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    rate, per_playground = playground(args)
+    per_bare = bare(args, rate)
+    print(f"CPU per follower message: playground {per_playground * 1e6:.1f} us, "
+          f"bare broadcast {per_bare * 1e6:.1f} us")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

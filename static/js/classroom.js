@@ -1,0 +1,562 @@
+// The classroom on the page (issue 9): "Start a class" and "Join a class" on the start page,
+// the teacher's view (code, join address and its QR code, roster, questions, hand-out),
+// the student's view (name, follow / "Try it myself" / "Follow again", questions), and
+// presenter mode. Talks to the server over the page's socket with the class:* events;
+// the ordinary snapshot / tick messages keep feeding the rest of the page.
+import { h, fill, setText, emit } from "./dom.js";
+import * as i18n from "./i18n.js";
+import { TEXTS } from "./classroom-texts.js";
+import { seenWords } from "./state.js";
+
+for (const lang of i18n.LANGS) Object.assign(i18n.CATALOGUE[lang], TEXTS[lang]);
+
+const STORE = "pod-playground.class.";
+const CODE_ALPHABET = /^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6,8}$/;
+
+function stored(code) {
+  try {
+    return JSON.parse(localStorage.getItem(STORE + code) || "{}");
+  } catch {
+    return {};
+  }
+}
+function store(code, value) {
+  try {
+    localStorage.setItem(STORE + code, JSON.stringify({ ...stored(code), ...value }));
+  } catch {
+    // private mode: the class is rejoined by typing the name again
+  }
+}
+
+export function normalizeCode(text) {
+  const code = String(text || "").replace(/[\s-]/g, "").toUpperCase();
+  return CODE_ALPHABET.test(code) ? code : null;
+}
+
+function text(value) {
+  if (value && typeof value === "object") return value[i18n.lang()] ?? value.en ?? "";
+  return value ?? "";
+}
+
+export function mount({ socket, body, scenarioText, currentNow, notice }) {
+  const code = body.dataset.class || "";
+  const role = body.dataset.classRole || "";
+  let classState = null;
+  let roster = null;
+  let pending = false;
+  const questions = new Map(); // id -> question as asked
+  const results = new Map(); // id -> results after a reveal
+  const answered = new Map(); // id -> my choice
+
+
+  // ------------------------------------------------------------------ presenter mode
+  const presentToggle = h("button", { type: "button", class: "button", id: "present-toggle",
+    "aria-pressed": "false", on: { click: () => setPresent(body.dataset.present !== "true") } });
+  function setPresent(on) {
+    body.dataset.present = on ? "true" : "false";
+    document.documentElement.classList.toggle("present", on);
+    presentToggle.setAttribute("aria-pressed", String(on));
+    setText(presentToggle, i18n.t(on ? "class.present.off" : "class.present"));
+    window.dispatchEvent(new Event("resize")); // the diagram and views refit
+  }
+  setPresent(new URLSearchParams(location.search).get("present") === "1");
+  document.addEventListener("keydown", (event) => {
+    if (body.dataset.present !== "true" || role === "student") return;
+    if (event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+    if (event.key === " ") {
+      event.preventDefault();
+      emit("pg:clock", { op: body.dataset.playing === "true" ? "pause" : "play" });
+    } else if (event.key === "ArrowRight") {
+      event.preventDefault();
+      emit("pg:clock", { op: "step" });
+    } else if (event.key === "ArrowLeft") {
+      event.preventDefault();
+      emit("pg:clock", { op: "seek", value: Math.max(0, Math.floor(currentNow() - 5)) });
+    } else if (/^[0-9]$/.test(event.key)) {
+      const speeds = { 1: 0.5, 2: 1, 3: 2, 4: 5, 5: 10, 6: 100 };
+      if (speeds[event.key]) emit("pg:clock", { op: "speed", value: speeds[event.key] });
+    }
+  });
+
+  // ------------------------------------------------------------------ the start page
+  const topbar = document.getElementById("topbar");
+  const connection = document.getElementById("connection");
+  const startButton = h("button", { type: "button", class: "button", id: "class-start", on: { click: startClass } });
+  const codeInput = h("input", { id: "class-code", class: "class-code-input", maxlength: "12", autocomplete: "off",
+    spellcheck: "false", autocapitalize: "characters" });
+  const codeLabel = h("label", { for: "class-code", class: "topbar-label" });
+  const codeGo = h("button", { type: "button", class: "button", id: "class-code-go", on: { click: joinByCode } });
+  codeInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") joinByCode();
+  });
+  // One small menu in the top bar ("Class ▾"), so that the bar stays one line at 1280 px.
+  const entrySummary = h("summary", { class: "button", id: "class-menu" });
+  const startGroup = h("details", { class: "class-entry" }, entrySummary,
+    h("div", { class: "menu class-menu" }, startButton,
+      h("div", { class: "class-join-row" }, codeLabel, codeInput, codeGo)));
+  if (code) topbar.insertBefore(h("div", { class: "topbar-group" }, presentToggle), connection);
+  else document.querySelector(".topbar .download")?.after(startGroup);
+  function renderEntry() {
+    setText(entrySummary, i18n.t("class.menu"));
+    setText(startButton, i18n.t("class.start"));
+    setText(codeLabel, i18n.t("class.joinCode"));
+    setText(codeGo, i18n.t("class.joinCode.go"));
+    codeInput.placeholder = "ABC234";
+  }
+
+  async function startClass() {
+    startButton.disabled = true;
+    try {
+      const response = await fetch("/api/classes", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Accept-Language": i18n.lang() },
+        body: JSON.stringify({ yaml: scenarioText(), lang: i18n.lang() }),
+      });
+      const answer = await response.json();
+      if (response.status !== 201) throw new Error(answer.message || String(response.status));
+      store(answer.code, { key: answer.teacherKey });
+      location.assign(`/c/${answer.code}/teach`);
+    } catch (error) {
+      notice(i18n.t("class.start.failed", { message: error.message }));
+      startButton.disabled = false;
+    }
+  }
+  function joinByCode() {
+    const wanted = normalizeCode(codeInput.value);
+    if (!wanted) {
+      notice(i18n.t("class.joinCode.bad"));
+      codeInput.focus();
+      return;
+    }
+    location.assign(`/c/${wanted}`);
+  }
+
+  // ------------------------------------------------------------------ the class bar
+  const panel = h("section", { class: "class-panel", id: "class-panel", "aria-labelledby": "class-heading", hidden: !code });
+  document.getElementById("app").before(panel);
+  const heading = h("h2", { id: "class-heading", class: "class-heading" });
+  const codeBig = h("strong", { class: "class-code", id: "class-code-big" });
+  const message = h("p", { class: "class-message", id: "class-message", role: "status", "aria-live": "polite" });
+  const note = h("p", { class: "class-note hint", id: "class-note", role: "status" });
+
+  // Teacher
+  if (role === "teacher" && location.hash.startsWith("#key=")) {
+    // The key arrived in the fragment (never sent to the server): keep it in storage and
+    // take it out of the address bar, which a projector shows.
+    store(code, { key: decodeURIComponent(location.hash.slice(5)) });
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const joinUrl = h("a", { class: "class-join-url", id: "class-join-url", href: `/c/${code}` }, `${location.origin}/c/${code}`);
+  const qr = h("img", { class: "class-qr", id: "class-qr", src: code ? `/c/${code}/qr.svg` : "", width: "160", height: "160" });
+  const modeButton = h("button", { type: "button", class: "button", id: "class-mode", on: { click: () => {
+    socket.emit("class:mode", { mode: classState?.mode === "follow" ? "free" : "follow" });
+  } } });
+  const lockButton = h("button", { type: "button", class: "button", id: "class-lock", on: { click: () => {
+    socket.emit("class:lock", { editor: !classState?.locked });
+  } } });
+  const handoutAt = h("input", { type: "number", class: "number", id: "class-handout-at", min: "0", step: "1", value: "0" });
+  const handoutButton = h("button", { type: "button", class: "button", id: "class-handout", on: { click: () => {
+    socket.emit("class:handout", { yaml: scenarioText(), at: Number(handoutAt.value || 0) });
+  } } });
+  const askSeconds = h("input", { type: "number", class: "number", id: "class-ask-seconds", min: "1", max: "600", step: "1", value: "10" });
+  const askButton = h("button", { type: "button", class: "button button-primary", id: "class-ask", on: { click: () => {
+    socket.emit("class:ask", { question: { kind: "status", seconds: Number(askSeconds.value || 10) } });
+  } } });
+  const exportButton = h("button", { type: "button", class: "button", id: "class-export", on: { click: () => socket.emit("class:export", {}) } });
+  const endButton = h("button", { type: "button", class: "button button-danger", id: "class-end", on: { click: () => {
+    if (window.confirm(i18n.t("class.end.confirm"))) socket.emit("class:end", {});
+  } } });
+  const rosterHeading = h("h3", { class: "class-roster-heading", id: "class-roster-heading" });
+  // Who answered what stays hidden until the teacher asks for it (the chart has no names).
+  let showAnswers = false;
+  const showAnswersButton = h("button", { type: "button", class: "button", id: "class-show-answers",
+    "aria-pressed": "false", on: { click: () => {
+      showAnswers = !showAnswers;
+      showAnswersButton.setAttribute("aria-pressed", String(showAnswers));
+      renderRoster();
+    } } });
+  const rosterBody = h("tbody", { id: "class-roster-body" });
+  const rosterHead = h("thead", {}, h("tr"));
+  const rosterTable = h("table", { class: "class-roster", id: "class-roster" }, rosterHead, rosterBody);
+  const chart = h("div", { class: "class-chart", id: "class-chart" });
+  const watchOut = h("div", { class: "class-watch", id: "class-watch", hidden: true });
+
+  // Student
+  const nameInput = h("input", { id: "class-name", class: "class-name-input", maxlength: "40", autocomplete: "nickname" });
+  const nameLabel = h("label", { for: "class-name", id: "class-name-label" });
+  const nameGo = h("button", { type: "button", class: "button button-primary", id: "class-name-go", on: { click: () => {
+    const name = nameInput.value.trim();
+    if (name) joinAs(name, null);
+  } } });
+  nameInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") nameGo.click();
+  });
+  const nameForm = h("div", { class: "class-name-form", id: "class-name-form", hidden: true }, nameLabel, nameInput, nameGo);
+  const you = h("span", { class: "class-you", id: "class-you" });
+  const followState = h("span", { class: "class-follow-state", id: "class-follow-state" });
+  const tryButton = h("button", { type: "button", class: "button button-primary", id: "class-try", on: { click: () => socket.emit("class:fork", {}) } });
+  const followButton = h("button", { type: "button", class: "button", id: "class-follow", on: { click: () => socket.emit("class:follow", {}) } });
+  const questionBox = h("div", { class: "class-question", id: "class-question", hidden: true });
+
+  if (role === "teacher") {
+    fill(panel,
+      h("div", { class: "class-identity" }, heading, codeBig,
+        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note),
+      qr,
+      h("div", { class: "class-tools" },
+        h("div", { class: "control-row" }, modeButton, lockButton, exportButton, endButton),
+        h("div", { class: "control-row" }, handoutButton,
+          h("label", { for: "class-handout-at", class: "control-label", "data-i18n": "class.handoutAt" }), handoutAt),
+        h("div", { class: "control-row" },
+          h("label", { for: "class-ask-seconds", class: "control-label", "data-i18n": "class.ask" }), askSeconds,
+          h("span", { class: "control-label", "data-i18n": "class.ask.seconds" }), askButton),
+        chart),
+      h("div", { class: "class-roster-wrap" }, h("div", { class: "control-row" }, rosterHeading, showAnswersButton),
+        rosterTable, watchOut));
+  } else if (role === "student") {
+    fill(panel,
+      h("div", { class: "class-identity" }, heading, you, followState, message, note),
+      nameForm,
+      h("div", { class: "control-row class-student-tools" }, tryButton, followButton),
+      questionBox);
+  }
+
+  // ------------------------------------------------------------------ joining
+  function joinAs(name, token) {
+    pending = true;
+    nameForm.hidden = true;
+    socket.emit("class:join", { code, name, ...(token ? { token } : {}) });
+  }
+  function join() {
+    if (role === "teacher") {
+      const key = stored(code).key;
+      if (!key) {
+        setText(message, i18n.t("class.needKey"));
+        return;
+      }
+      pending = true;
+      socket.emit("class:teach", { code, key });
+      return;
+    }
+    const me = stored(code);
+    if (me.name) joinAs(me.name, me.token);
+    else {
+      nameForm.hidden = false;
+      nameInput.focus();
+    }
+  }
+
+  /** An `error` while joining is the class's: show it (and ask for a name again). */
+  function handleError(error) {
+    if (!pending) return false;
+    pending = false;
+    setText(message, error.message || error.code || "");
+    if (role === "student" && (error.code === "class_name_taken" || error.code === "class_name_invalid")) {
+      nameForm.hidden = false;
+      nameInput.focus();
+    }
+    return true;
+  }
+
+  socket.on("class:state", (state) => {
+    pending = false;
+    classState = state;
+    if (state.role === "student" && state.name) store(code, { name: state.name, ...(state.token ? { token: state.token } : {}) });
+    body.dataset.classRole = state.role;
+    body.dataset.classFollowing = String(Boolean(state.following));
+    body.dataset.classLocked = String(Boolean(state.locked) && state.role === "student");
+    body.dataset.classEnded = String(Boolean(state.ended));
+    render();
+  });
+  socket.on("class:roster", (value) => {
+    roster = value;
+    renderRoster();
+    renderChart();
+  });
+  socket.on("class:question", (question) => {
+    questions.set(question.id, question);
+    renderQuestion();
+  });
+  socket.on("class:results", (value) => {
+    results.set(value.id, value);
+    renderQuestion();
+    renderChart();
+  });
+  socket.on("class:watch", (value) => renderWatch(value));
+  socket.on("class:export", ({ code: exported, csv }) => {
+    const url = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+    const a = h("a", { href: url, download: `class-${exported}.csv` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+
+  // ------------------------------------------------------------------ rendering
+  function render() {
+    renderEntry();
+    panel.hidden = !code;
+    if (!code) return;
+    setText(heading, i18n.t("class.heading", { code: role === "student" ? code : "" }).trim());
+    setText(codeBig, code);
+    if (classState?.ended) setText(message, i18n.t("class.ended"));
+    if (role === "teacher") {
+      setText(modeButton, i18n.t(classState?.mode === "follow" ? "class.mode.free" : "class.mode.follow"));
+      setText(lockButton, i18n.t(classState?.locked ? "class.unlock" : "class.lock"));
+      setText(handoutButton, i18n.t("class.handoutGo"));
+      setText(askButton, i18n.t("class.ask.go"));
+      setText(exportButton, i18n.t("class.export"));
+      setText(endButton, i18n.t("class.end"));
+      qr.alt = i18n.t("class.qr");
+      renderRoster();
+      renderChart();
+    } else {
+      setText(nameLabel, i18n.t("class.name.label"));
+      setText(nameGo, i18n.t("class.name.go"));
+      setText(you, classState?.name ? i18n.t("class.you", { name: classState.name }) : "");
+      const mode = classState?.following ? "class.following" : classState?.own === "handout" ? "class.handout" : "class.fork";
+      setText(followState, classState ? i18n.t(mode) + (classState.locked ? ` · ${i18n.t("class.locked")}` : "") : "");
+      setText(tryButton, i18n.t("class.tryIt"));
+      setText(followButton, i18n.t("class.followAgain"));
+      tryButton.hidden = !classState?.following;
+      followButton.hidden = !classState || classState.following;
+      renderQuestion();
+    }
+    i18n.translateTree(panel);
+  }
+
+  const COLUMNS = ["name", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck"];
+  function renderRoster() {
+    if (role !== "teacher") return;
+    const students = roster?.students ?? [];
+    setText(rosterHeading, i18n.t("class.roster", { count: students.length }));
+    setText(showAnswersButton, i18n.t(showAnswers ? "class.answers.hide" : "class.answers.show"));
+    fill(rosterHead.firstChild, COLUMNS.map((c) => h("th", { scope: "col" }, i18n.t(`class.col.${c}`))));
+    if (!students.length) {
+      fill(rosterBody, h("tr", {}, h("td", { colspan: String(COLUMNS.length), class: "hint" }, i18n.t("class.roster.empty"))));
+      return;
+    }
+    fill(rosterBody, students.map((s) => {
+      const mode = s.following ? "class.following" : s.own === "handout" ? "class.handout" : "class.fork";
+      const answers = showAnswers
+        ? Object.entries(s.answers).map(([id, choice]) => `${id}: ${choiceText(id, choice)}`).join(", ")
+        : Object.keys(s.answers).map((id) => `${id} ✓`).join(", ");
+      const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : ""], tabindex: "0",
+        dataset: { name: s.name }, on: {
+          click: () => socket.emit("class:watch", { name: s.name }),
+          keydown: (event) => {
+            if (event.key === "Enter") socket.emit("class:watch", { name: s.name });
+          },
+        } },
+      h("td", { class: "class-name-cell" }, s.name),
+      h("td", {}, i18n.t(s.connected ? "class.yes" : "class.no")),
+      h("td", {}, i18n.t(mode)),
+      h("td", { class: "mono" }, s.scenario),
+      h("td", {}, i18n.seconds(s.now)),
+      h("td", { class: "mono" }, s.status),
+      h("td", {}, s.stage),
+      h("td", {}, String(s.lessonSteps)),
+      h("td", {}, answers),
+      h("td", {}, i18n.t("class.ago", { n: s.lastActivity })),
+      h("td", {}, s.stuck.map((r) => i18n.t(`class.stuck.${r}`)).join(", ")));
+      return row;
+    }));
+  }
+
+  function choiceText(id, choice) {
+    const q = questions.get(id) || roster?.questions?.find((x) => x.id === id);
+    return q ? text(q.choices?.[choice]) : String(choice);
+  }
+
+  function renderChart() {
+    if (role !== "teacher") return;
+    const list = roster?.questions ?? [];
+    const q = list[list.length - 1];
+    if (!q) {
+      fill(chart);
+      return;
+    }
+    const total = roster.students.filter((s) => s.connected).length;
+    const max = Math.max(1, ...q.counts);
+    fill(chart,
+      h("p", { class: "class-chart-question" }, text(q.question)),
+      h("ol", { class: "class-bars", id: "class-bars" }, q.choices.map((choice, i) =>
+        h("li", { class: ["class-bar", q.revealed && i === q.answer ? "correct" : ""], dataset: { count: String(q.counts[i]) } },
+          h("span", { class: "class-bar-label" }, text(choice)),
+          barFill((100 * q.counts[i]) / max),
+          h("span", { class: "class-bar-count" }, String(q.counts[i]))))),
+      h("p", { class: "hint", id: "class-answered" }, i18n.t("class.answered", { n: q.answered, total })),
+      q.revealed
+        ? h("p", { class: "class-revealed" }, i18n.t("class.revealed", { answer: text(q.choices[q.answer]) }))
+        : h("button", { type: "button", class: "button", id: "class-reveal", on: { click: () => socket.emit("class:reveal", { id: q.id }) } },
+          i18n.t("class.reveal")));
+  }
+
+  function barFill(percent) {
+    const bar = h("span", { class: "class-bar-fill" });
+    bar.style.width = `${percent}%`; // CSSOM, allowed by the page's style-src 'self'
+    return bar;
+  }
+
+  function renderQuestion() {
+    if (role !== "student") return;
+    const open = [...questions.values()].filter((q) => !results.has(q.id));
+    const done = [...results.values()];
+    const q = open[open.length - 1];
+    if (!q && !done.length) {
+      questionBox.hidden = true;
+      return;
+    }
+    questionBox.hidden = false;
+    if (q) {
+      fill(questionBox,
+        h("p", { class: "class-question-text", id: "class-question-text" }, text(q.question)),
+        h("div", { class: "class-choices", role: "group" }, q.choices.map((choice, i) =>
+          h("button", { type: "button", class: ["button", "class-choice", answered.get(q.id) === i ? "chosen" : ""],
+            "aria-pressed": String(answered.get(q.id) === i), dataset: { choice: String(i) },
+            on: { click: () => {
+              answered.set(q.id, i);
+              socket.emit("class:answer", { id: q.id, choice: i });
+              renderQuestion();
+            } } }, text(choice)))),
+        answered.has(q.id) ? h("p", { class: "hint" }, i18n.t("class.answer.sent")) : null);
+      return;
+    }
+    const r = done[done.length - 1];
+    const mine = r.mine;
+    fill(questionBox,
+      h("p", { class: "class-question-text" }, text(r.question)),
+      h("p", { class: "class-revealed", id: "class-revealed" }, i18n.t("class.revealed", { answer: text(r.choices[r.answer]) })),
+      mine === null || mine === undefined ? null
+        : h("p", {}, mine === r.answer ? i18n.t("class.yours.right") : i18n.t("class.yours.wrong", { mine: text(r.choices[mine]) })),
+      r.why ? h("p", { class: "hint" }, text(r.why)) : null);
+  }
+
+  function renderWatch(value) {
+    watchOut.hidden = false;
+    const close = h("button", { type: "button", class: "button", on: { click: () => {
+      watchOut.hidden = true;
+    } } }, i18n.t("class.watch.close"));
+    fill(watchOut,
+      h("h3", {}, i18n.t("class.watch", { name: value.name })),
+      h("p", {}, `${i18n.seconds(value.now)} · ${value.status} · ${value.stage}`),
+      h("pre", { class: "class-watch-text" }, value.get || ""),
+      h("pre", { class: "class-watch-text" }, value.events || ""),
+      close);
+  }
+
+  // ------------------------------------------------------------------ the scenario's questions
+  // A question comes when the run reaches its second (`at`) or its status word (`when`):
+  // the clock pauses and the learner answers (alone: the server then says which choice the
+  // run bears out, and why). In a class the teacher's page asks the class instead, and a
+  // student's page waits for the teacher. Questions already passed when a run is opened
+  // (a reload, a seek) are not asked again.
+  const quizBox = h("div", { class: "class-question quiz", id: "quiz", hidden: true });
+  // A learner may turn the pauses off (remembered); a class's teacher decides for the class.
+  const QUIZ_KEY = "pod-playground.quiz";
+  const quizOn = () => {
+    try {
+      return localStorage.getItem(QUIZ_KEY) !== "off";
+    } catch {
+      return true;
+    }
+  };
+  const quizToggle = h("input", { type: "checkbox", id: "quiz-toggle", on: { change: () => {
+    try {
+      localStorage.setItem(QUIZ_KEY, quizToggle.checked ? "on" : "off");
+    } catch {
+      // not remembered
+    }
+  } } });
+  const quizToggleText = h("span", {});
+  const quizToggleRow = h("label", { class: "quiz-toggle hint", hidden: true }, quizToggle, " ", quizToggleText);
+  document.getElementById("lesson")?.append(quizToggleRow, quizBox);
+  let fresh = true; // the next update follows a snapshot: what is due then is not asked
+  let quizRun = null; // session + scenario the fired set belongs to
+  let fired = new Set();
+  let lastNow = null;
+  let quiz = null; // {question, chosen, answer}
+  socket.on("quiz:answer", (value) => {
+    if (quiz && quiz.question.id === value.id) {
+      quiz.answer = value;
+      renderQuiz();
+    }
+  });
+  function due(question, state, words) {
+    if (question.at !== null && question.at !== undefined) return state.now >= question.at;
+    return Boolean(question.when && words.has(question.when));
+  }
+  function update(state) {
+    const questions = state.scenario?.questions || [];
+    const run = `${state.session}|${state.scenario?.name}|${state.scenario?.yaml?.length}`;
+    const words = questions.some((q) => q.when) ? seenWords(state) : new Set();
+    quizToggleRow.hidden = !questions.length || role === "student";
+    quizToggle.checked = quizOn();
+    setText(quizToggleText, i18n.t("quiz.toggle"));
+    if (fresh || run !== quizRun || (lastNow !== null && state.now < lastNow)) {
+      // A new run, a snapshot (join, seek, apply) or time went back: what is already due
+      // counts as asked; questions come as a run plays or steps into them.
+      fresh = false;
+      // A new run, or time went back (seek, restart): what is already due counts as asked.
+      quizRun = run;
+      fired = new Set(questions.filter((q) => due(q, state, words) && (q.at ?? 1) > 0).map((q) => q.id));
+      if (quiz && !questions.some((q) => q.id === quiz.question.id)) quiz = null;
+    }
+    lastNow = state.now;
+    if (role === "student") return;
+    for (const question of questions) {
+      if (fired.has(question.id) || !due(question, state, words)) continue;
+      fired.add(question.id);
+      if (!quizOn()) continue; // the learner (or the teacher, for the class) turned them off
+      if (role === "teacher") {
+        socket.emit("class:ask", { question: { id: question.id } });
+      } else {
+        emit("pg:clock", { op: "pause" });
+        quiz = { question, chosen: null, answer: null };
+        renderQuiz();
+      }
+      break;
+    }
+  }
+  function renderQuiz() {
+    quizBox.hidden = !quiz;
+    if (!quiz) return;
+    const { question, chosen, answer } = quiz;
+    fill(quizBox,
+      h("p", { class: "class-question-text", id: "quiz-text" }, text(question.question)),
+      h("div", { class: "class-choices", role: "group" }, question.choices.map((choice, i) =>
+        h("button", { type: "button", class: ["button", "class-choice", chosen === i ? "chosen" : "",
+          answer && answer.answer === i ? "right" : ""], "aria-pressed": String(chosen === i), disabled: chosen !== null,
+        dataset: { choice: String(i) }, on: { click: () => {
+          quiz.chosen = i;
+          socket.emit("quiz:ask", { id: question.id });
+          renderQuiz();
+        } } }, text(choice)))),
+      answer ? h("p", { class: "class-revealed", id: "quiz-result" }, i18n.t(answer.answer === chosen ? "class.yours.right" : "class.revealed",
+        { answer: text(question.choices[answer.answer]) })) : null,
+      answer ? h("p", { class: "hint" }, text(answer.why)) : null,
+      answer ? h("button", { type: "button", class: "button", id: "quiz-close", on: { click: () => {
+        quiz = null;
+        renderQuiz();
+      } } }, i18n.t("class.watch.close")) : null);
+  }
+
+  i18n.onLanguageChange(() => {
+    render();
+    renderQuiz();
+  });
+  render();
+
+  return {
+    update,
+    note: (text) => setText(note, text),
+    snapshotArrived: () => {
+      fresh = true;
+    },
+    inClass: () => Boolean(code && (role === "teacher" || role === "student")),
+    join,
+    handleError,
+    code,
+    role,
+  };
+}

@@ -1,0 +1,273 @@
+"""The classroom in real browsers: one teacher and three students (one in 简体中文), each in
+a browser context of their own, against a live server (issue 9, "Done when")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.e2e.pagekit import ANY, collect_errors
+
+CODE = re.compile(r"^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{6,8}$")
+
+
+def body(page: Page, name: str) -> str:
+    return page.get_attribute("body", f"data-{name}") or ""
+
+
+def start_class(teacher: Page) -> str:
+    teacher.goto("/?scenario=crash-loop-backoff")
+    expect(teacher.locator("body")).to_have_attribute("data-session", ANY)
+    teacher.click("#class-menu")
+    teacher.click("#class-start")
+    teacher.wait_for_url(re.compile(r"/c/[A-Z0-9]+/teach$"))
+    assert "#key" not in teacher.url  # the key never stays in the address bar
+    code = teacher.locator("#class-code-big").inner_text()
+    assert CODE.match(code), code
+    expect(teacher.locator("body")).to_have_attribute("data-class-role", "teacher")
+    expect(teacher.locator("body")).to_have_attribute("data-session", ANY)
+    # The tab had a run of its own: it says it switched to the class.
+    expect(teacher.locator("#class-note")).to_have_text(f"This tab joined class {code}.")
+    return code
+
+
+def join_class(page: Page, code: str, name: str, *, by_code: bool) -> None:
+    if by_code:
+        page.goto("/")
+        page.click("#class-menu")
+        page.fill("#class-code", code.lower())
+        page.click("#class-code-go")
+        page.wait_for_url(re.compile(rf"/c/{code}$"))
+    else:
+        page.goto(f"/c/{code}")
+    page.fill("#class-name", name)
+    page.click("#class-name-go")
+    expect(page.locator("body")).to_have_attribute("data-class-following", "true")
+    expect(page.locator("body")).to_have_attribute("data-session", ANY)
+
+
+def same_moment(teacher: Page, student: Page) -> None:
+    """The student shows the teacher's second and STATUS (both paused)."""
+    now, status = body(teacher, "now"), body(teacher, "status")
+    expect(student.locator("body")).to_have_attribute("data-now", now)
+    expect(student.locator("body")).to_have_attribute("data-status", status)
+
+
+def test_a_class_with_one_teacher_and_three_students(
+    browser: Browser, base_url: str, artifacts: Path
+) -> None:
+    contexts: list[BrowserContext] = []
+
+    def context(locale: str = "en-US", **kwargs: object) -> Page:
+        ctx = browser.new_context(base_url=base_url, locale=locale, **kwargs)  # type: ignore[arg-type]
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    try:
+        teacher = context(viewport={"width": 1280, "height": 720})
+        errors = collect_errors(teacher)
+        code = start_class(teacher)
+        expect(teacher.locator("#class-join-url")).to_have_text(re.compile(rf"/c/{code}$"))
+        assert teacher.evaluate("document.getElementById('class-qr').naturalWidth") > 0
+
+        ann = context()
+        bob = context()
+        mei = context("zh-CN")
+        join_class(ann, code, "Ann", by_code=True)
+        join_class(bob, code, "<b>Bob</b>", by_code=False)
+        join_class(mei, code, "小梅", by_code=True)
+        expect(mei.locator("#class-follow-state")).to_have_text("正在跟随老师")
+        students = [ann, bob, mei]
+        for student in students:
+            assert body(student, "session") == body(teacher, "session")
+
+        # Roster: three rows, names as text.
+        rows = teacher.locator("#class-roster-body tr")
+        expect(rows).to_have_count(3)
+        expect(teacher.locator("#class-roster-body .class-name-cell").nth(1)).to_have_text(
+            "<b>Bob</b>"
+        )
+        assert teacher.locator("#class-roster-body b").count() == 0
+
+        # Follow: the teacher plays at 10x and pauses; every student is at the same second
+        # with the same STATUS.
+        teacher.select_option("#speed", "10")
+        teacher.click("#play")
+        teacher.wait_for_function("() => Number(document.body.dataset.now) >= 12", timeout=20_000)
+        teacher.click("#play")
+        expect(teacher.locator("body")).to_have_attribute("data-playing", "false")
+        for student in students:
+            same_moment(teacher, student)
+
+        # Fork and follow again.
+        ann.click("#class-try")
+        expect(ann.locator("body")).to_have_attribute("data-class-following", "false")
+        expect(ann.locator("body")).not_to_have_attribute("data-session", body(teacher, "session"))
+        assert body(ann, "now") == body(teacher, "now")
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("Your own copy")
+        ann.click("#class-follow")
+        expect(ann.locator("body")).to_have_attribute("data-session", body(teacher, "session"))
+        same_moment(teacher, ann)
+
+        # A question: asked, answered by all three, counted, revealed.
+        teacher.fill("#class-ask-seconds", "20")
+        teacher.click("#class-ask")
+        for student in students:
+            expect(student.locator("#class-question-text")).to_be_visible()
+        expect(mei.locator("#class-question-text")).to_have_text("20 秒后 STATUS 会是什么？")
+        for student in students:
+            student.locator(".class-choice").first.click()
+        expect(teacher.locator("#class-answered")).to_have_text("3 of 3 answered")
+        counts = teacher.locator("#class-bars .class-bar").evaluate_all(
+            "bars => bars.map(b => Number(b.dataset.count))"
+        )
+        assert counts[0] == 3 and sum(counts) == 3
+        teacher.click("#class-reveal")
+        for student in students:
+            expect(student.locator("#class-revealed")).to_be_visible()
+        # Who answered what: hidden until the teacher asks for it.
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("q1 ✓")
+        teacher.click("#class-show-answers")
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("q1:")
+
+        # Hand out: each student gets their own session, paused at second 5.
+        teacher.fill("#class-handout-at", "5")
+        teacher.click("#class-handout")
+        sessions = set()
+        for student in students:
+            expect(student.locator("body")).to_have_attribute("data-class-following", "false")
+            expect(student.locator("body")).to_have_attribute("data-now", "5")
+            expect(student.locator("body")).to_have_attribute("data-playing", "false")
+            sessions.add(body(student, "session"))
+        assert len(sessions) == 3 and body(teacher, "session") not in sessions
+        expect(mei.locator("#class-follow-state")).to_contain_text("老师发给你的场景")
+
+        # Everyone follows again.
+        teacher.click("#class-mode")  # free -> "Everyone follows me"
+        for student in students:
+            expect(student.locator("body")).to_have_attribute(
+                "data-session", body(teacher, "session")
+            )
+
+        # Teacher reload and a student's dropped connection both rejoin.
+        teacher.reload()
+        expect(teacher.locator("body")).to_have_attribute("data-class-role", "teacher")
+        expect(teacher.locator("#class-roster-body tr")).to_have_count(3)
+        bob.context.set_offline(True)
+        expect(bob.locator("body")).to_have_attribute("data-connected", "false", timeout=30_000)
+        bob.context.set_offline(False)
+        expect(bob.locator("body")).to_have_attribute("data-connected", "true", timeout=30_000)
+        expect(bob.locator("body")).to_have_attribute("data-session", body(teacher, "session"))
+        expect(teacher.locator("#class-roster-body tr").nth(1)).to_contain_text("yes")
+
+        # Presenter mode: editor hidden, text and diagram at least 1.5x.
+        normal = measure(teacher)
+        teacher.click("#present-toggle")
+        expect(teacher.locator("body")).to_have_attribute("data-present", "true")
+        expect(teacher.locator("#editor")).to_be_hidden()
+        present = measure(teacher)
+        assert present["font"] >= 1.5 * normal["font"], (normal, present)
+        assert present["diagram"] >= 1.5 * normal["diagram"], (normal, present)
+        teacher.screenshot(path=str(artifacts / "class-teacher-present-1280x720.png"))
+        teacher.set_viewport_size({"width": 1920, "height": 1080})
+        teacher.screenshot(path=str(artifacts / "class-teacher-present-1920x1080.png"))
+        teacher.click("#present-toggle")
+        teacher.evaluate("() => window.scrollTo(0, 0)")
+        teacher.screenshot(path=str(artifacts / "class-teacher-1920x1080.png"), full_page=True)
+        mei.set_viewport_size({"width": 1280, "height": 720})
+        mei.evaluate("() => window.scrollTo(0, 0)")
+        mei.screenshot(path=str(artifacts / "class-student-zh-1280x720.png"))
+        # Keyboard: Space plays and pauses in presenter mode.
+        teacher.click("#present-toggle")
+        teacher.locator("#diagram").focus()
+        teacher.keyboard.press(" ")
+        expect(teacher.locator("body")).to_have_attribute("data-playing", "true")
+        teacher.keyboard.press(" ")
+        expect(teacher.locator("body")).to_have_attribute("data-playing", "false")
+        assert not [e for e in errors if "favicon" not in e], errors
+    finally:
+        for ctx in contexts:
+            ctx.close()
+
+
+def measure(page: Page) -> dict[str, float]:
+    return page.evaluate(
+        """() => {
+          const svg = document.getElementById('diagram-svg');
+          const viewBox = svg.viewBox.baseVal.width;
+          const title = svg.querySelector('.stage-title');
+          return {
+            font: parseFloat(getComputedStyle(document.querySelector('#status')).fontSize),
+            diagram: svg.getBoundingClientRect().width / viewBox,
+            title: title.getBoundingClientRect().height,
+          };
+        }"""
+    )
+
+
+def test_presenter_at_1280x720_with_200_percent_zoom(
+    browser: Browser, base_url: str, artifacts: Path
+) -> None:
+    """200 % browser zoom at 1280x720 is a 640x360 CSS-pixel viewport at scale 2."""
+    ctx = browser.new_context(
+        base_url=base_url, viewport={"width": 640, "height": 360}, device_scale_factor=2
+    )
+    try:
+        page = ctx.new_page()
+        page.goto("/?scenario=crash-loop-backoff&present=1")
+        expect(page.locator("body")).to_have_attribute("data-session", ANY)
+        expect(page.locator("body")).to_have_attribute("data-present", "true")
+        expect(page.locator("#editor")).to_be_hidden()
+        expect(page.locator("#diagram-svg")).to_be_visible()
+        width = page.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= 640, width  # no sideways scroll
+        page.screenshot(path=str(artifacts / "class-present-1280x720-zoom200.png"))
+    finally:
+        ctx.close()
+
+
+def test_a_scenario_question_alone_is_a_quiz(page: Page) -> None:
+    page.goto("/?scenario=crash-loop-backoff")
+    expect(page.locator("body")).to_have_attribute("data-session", ANY)
+    page.select_option("#speed", "10")
+    page.click("#play")
+    expect(page.locator("#quiz-text")).to_be_visible(timeout=20_000)
+    expect(page.locator("body")).to_have_attribute("data-playing", "false")  # the clock paused
+    assert float(body(page, "now")) >= 30
+    page.locator("#quiz .class-choice", has_text="CrashLoopBackOff").click()
+    expect(page.locator("#quiz-result")).to_have_text("You answered right.")
+    expect(page.locator("#quiz .class-choice.right")).to_have_text("CrashLoopBackOff")
+    page.click("#quiz-close")
+    expect(page.locator("#quiz")).to_be_hidden()
+    # Played on, the run bears the answer out.
+    page.click("#play")
+    page.wait_for_function("() => Number(document.body.dataset.now) >= 41", timeout=20_000)
+    page.click("#play")
+    expect(page.locator("body")).to_have_attribute("data-status", "CrashLoopBackOff")
+
+
+def test_the_scenarios_question_is_asked_of_the_class(browser: Browser, base_url: str) -> None:
+    teacher_ctx = browser.new_context(base_url=base_url)
+    student_ctx = browser.new_context(base_url=base_url, locale="zh-CN")
+    try:
+        teacher = teacher_ctx.new_page()
+        code = start_class(teacher)
+        student = student_ctx.new_page()
+        join_class(student, code, "小明", by_code=False)
+        teacher.select_option("#speed", "10")
+        teacher.click("#play")
+        # At second 30 the teacher's page asks the class; the run pauses for everyone.
+        expect(student.locator("#class-question-text")).to_have_text(
+            "应用刚刚第二次崩溃。10 秒后 STATUS 会是什么？", timeout=20_000
+        )
+        expect(teacher.locator("body")).to_have_attribute("data-playing", "false")
+        student.locator(".class-choice", has_text="CrashLoopBackOff").click()
+        expect(teacher.locator("#class-answered")).to_have_text("1 of 1 answered")
+        teacher.click("#class-reveal")
+        expect(student.locator("#class-revealed")).to_have_text("答案：CrashLoopBackOff")
+        expect(student.locator("#class-question")).to_contain_text("你答对了。")
+    finally:
+        teacher_ctx.close()
+        student_ctx.close()

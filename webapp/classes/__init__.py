@@ -1,0 +1,65 @@
+"""The classroom (issue 9; ARCHITECTURE.md, "Classroom"): a teacher runs a live class.
+
+webapp/classes/codes.py      class codes and teacher keys (only hashes are stored)
+webapp/classes/store.py      SQLite persistence: code, key hash, timeline, roster, answers
+webapp/classes/room.py       classes in memory, the gate every Socket.IO event passes, rosters
+webapp/classes/events.py     the class:* Socket.IO events
+webapp/classes/handout.py    class:handout
+webapp/classes/asking.py     prediction questions in class (class:ask/reveal/answer)
+webapp/classes/routes.py     POST /api/classes, /c/<code>, /c/<code>/teach, /c/<code>/qr.svg
+
+Settings: CLASS_MAX_STUDENTS (200), CLASS_IDLE_SECONDS (2 h with nobody connected),
+CLASS_STUDENT_EVENTS_PER_SECOND (10, over all of one student's tabs), CLASSES_PER_HOUR
+(per client address).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from webapp import i18n, storage
+from webapp.classes.messages import MESSAGES, PROBLEMS
+from webapp.classes.room import Classes
+from webapp.classes.store import ClassStore
+from webapp.ratelimit import RateLimiter
+from webapp.realtime.dispatch import guarded
+from webapp.realtime.state import Realtime
+
+__all__ = ["Classes", "classes_of", "init_app"]
+
+i18n.CATALOGUE.update(MESSAGES)
+i18n.PROBLEMS.update(PROBLEMS)
+
+
+def classes_of(app: Flask) -> Classes:
+    classes: Classes = app.extensions["playground.classes"]
+    return classes
+
+
+def init_app(app: Flask, rt: Realtime) -> Classes:
+    from webapp.classes import events, routes
+    from webapp.shares import engine_for
+
+    config = app.config
+    store = ClassStore(storage.database_path(app))
+    classes = Classes(
+        rt,
+        store,
+        engine=lambda: engine_for(app),
+        max_students=int(config["CLASS_MAX_STUDENTS"]),
+        idle_seconds=float(config["CLASS_IDLE_SECONDS"]),
+        student_events_per_second=float(config["CLASS_STUDENT_EVENTS_PER_SECOND"]),
+    )
+    per_hour = float(config["CLASSES_PER_HOUR"])
+    classes.creations = RateLimiter(per_hour / 3600.0, burst=per_hour)  # type: ignore[attr-defined]
+    rt.gates.append(classes.gate)
+    rt.leaving.append(classes.leave)
+    rt.refusals.append(classes.refused)
+    socketio: Any = app.extensions["socketio"]
+    for event, fn in events.register(classes).items():
+        socketio.on(event)(guarded(rt, event, fn, limited=True))
+    app.register_blueprint(routes.bp)
+    app.extensions["playground.classes"] = classes
+    return classes

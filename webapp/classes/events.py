@@ -1,0 +1,371 @@
+"""The classroom's Socket.IO events (ARCHITECTURE.md, "Classroom").
+
+client -> server
+    class:teach   {code, key}               the teacher's tab: class:state, snapshot, roster
+    class:join    {code, name, token?}      a student's tab: class:state, snapshot (following);
+                                            `token` (given in the first class:state) takes a
+                                            name back after a dropped connection or reload
+    class:follow  {}  class:fork {}         student: mirror the teacher / a private copy
+    class:mode    {mode: follow|free}       teacher: follow brings every student back
+    class:lock    {editor: bool}            teacher: students may act, not apply YAML
+    class:handout {scenario?|yaml?|share?, at?}  teacher: each student's own session, paused
+    class:ask     {question}                teacher: a prediction question (questions.py)
+    class:reveal  {id}                      teacher
+    class:answer  {id, choice}              student
+    class:watch   {name}                    teacher: a read-only look at one student's run
+    class:export  {}                        teacher: the roster and answers as CSV text
+    class:scenario {scenario}               teacher: restart the class's run with a built-in
+    quiz:ask      {id}                      any tab but a student's: the answer to one of
+                                            the scenario's questions on its own run (quiz.py)
+    class:end     {}                        teacher
+server -> client: class:state, class:roster (teacher), class:question, class:results,
+class:watch, class:export, and the ordinary snapshot / tick / error.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from webapp.classes import codes
+from webapp.classes.room import Classes, Classroom, Student, check_name
+from webapp.realtime.state import Realtime, Refusal, scenario_text
+from webapp.sessions import payloads as check
+
+
+def register(classes: Classes) -> dict[str, Any]:
+    """The event table: name -> handler(rt, sid, payload)."""
+
+    def on_teach(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, ["code", "key"])
+        code = check.text(payload, "code")
+        cls = classes.get(code)
+        if cls is None:
+            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        if not codes.secret_matches(payload.get("key"), cls.key_hash):
+            raise Refusal("class_bad_key", class_code=cls.code)
+        _leave_other_class(classes, sid, cls)
+        session = classes.teacher_session(cls)
+        with cls.lock:
+            cls.teachers.add(sid)
+            classes.members[sid] = (cls.code, "teacher", "")
+        classes.send_state(cls, sid)
+        classes.attach(sid, session)
+        classes.send_roster(cls)
+        for qid, question in cls.questions.items():
+            if qid not in cls.revealed:
+                classes.emit("class:question", _public(question), sid)
+
+    def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, ["code", "name", "token"])
+        code = check.text(payload, "code")
+        cls = classes.get(code)
+        if cls is None:
+            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        name = check_name(payload.get("name"))
+        key = name.casefold()
+        token = payload.get("token")
+        new_token = None
+        with cls.lock:
+            student = cls.students.get(key)
+            if student is not None:
+                if not codes.secret_matches(token, student.token_hash):
+                    raise Refusal("class_name_taken", name=name)
+                if student.sid is not None and student.sid != sid:
+                    classes.members.pop(student.sid, None)  # the older tab of theirs leaves
+            else:
+                if len(cls.students) >= classes.max_students:
+                    raise Refusal("class_full", limit=classes.max_students)
+                new_token = codes.new_key()
+                student = Student(name=name, token_hash=codes.hash_secret(new_token))
+                cls.students[key] = student
+                classes.store.add_student(cls.code, name, student.token_hash)
+            _leave_other_class(classes, sid, cls)
+            student.sid = sid
+            student.last_activity = classes.clock()
+            classes.members[sid] = (cls.code, "student", key)
+        state = classes.state_for(cls, "student", student)
+        if new_token is not None:
+            state["token"] = new_token
+        session = _student_session(classes, cls, student)
+        state = {**state, **classes.state_for(cls, "student", student)}
+        classes.emit("class:state", state, sid)
+        classes.attach(sid, session)
+        classes.send_roster(cls)
+        for qid, question in cls.questions.items():
+            if qid not in cls.revealed and key not in cls.answers.get(qid, {}):
+                classes.emit("class:question", _public(question), sid)
+
+    def on_follow(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, [])
+        cls, student = classes.student_of(sid)
+        student.following = True
+        classes.send_state(cls, sid)
+        classes.attach(sid, classes.teacher_session(cls))
+        classes.send_roster(cls)
+
+    def on_fork(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, [])
+        cls, student = classes.student_of(sid)
+        session = classes.fork(cls, student)
+        student.following = False
+        classes.send_state(cls, sid)
+        classes.attach(sid, session)
+        classes.send_roster(cls)
+
+    def on_mode(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, ["mode"])
+        cls = classes.teacher_of(sid)
+        mode = payload.get("mode")
+        if mode not in ("follow", "free"):
+            raise check.PayloadProblem("bad_mode")
+        cls.mode = mode
+        if mode == "follow":
+            teacher = classes.teacher_session(cls)
+            for student in list(cls.students.values()):
+                if not student.following:
+                    student.following = True
+                    if student.sid:
+                        classes.send_state(cls, student.sid)
+                        classes.attach(student.sid, teacher)
+        classes.broadcast_state(cls)
+        classes.save(cls)
+        classes.send_roster(cls)
+
+    def on_lock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, ["editor"])
+        cls = classes.teacher_of(sid)
+        if not isinstance(payload.get("editor"), bool):
+            raise check.PayloadProblem("not_boolean", field="editor")
+        cls.locked = payload["editor"]
+        classes.broadcast_state(cls)
+        classes.save(cls)
+
+    def on_end(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, [])
+        classes.end(classes.teacher_of(sid))
+
+    def on_watch(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, ["name"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "name", limit=256)
+        student = cls.students.get(name.casefold())
+        if student is None:
+            raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
+        session = (
+            rt.manager.get(student.session_id)
+            if student.session_id and not student.following
+            else None
+        ) or classes.teacher_session(cls)
+        with session.lock:
+            state = session.cache.state()
+        views = state.get("views") or {}
+        classes.emit(
+            "class:watch",
+            {
+                "name": student.name,
+                "following": student.following,
+                "own": None if student.following else student.own,
+                "now": state.get("now"),
+                "status": (views.get("columns") or {}).get("STATUS", ""),
+                "stage": (state.get("stage") or {}).get("stage", ""),
+                "yaml": session.scenario.text,
+                "get": views.get("watch", ""),
+                "describe": views.get("describe", ""),
+                "events": views.get("events", ""),
+            },
+            sid,
+        )
+
+    def on_export(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        check.only_fields(payload, [])
+        cls = classes.teacher_of(sid)
+        classes.emit("class:export", {"code": cls.code, "csv": roster_csv(classes, cls)}, sid)
+
+    def on_handout(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        from webapp.classes.handout import hand_out
+
+        hand_out(classes, rt, classes.teacher_of(sid), payload)
+
+    def on_ask(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        from webapp.classes.asking import ask
+
+        ask(classes, rt, classes.teacher_of(sid), payload)
+
+    def on_reveal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        from webapp.classes.asking import reveal
+
+        reveal(classes, classes.teacher_of(sid), payload)
+
+    def on_answer(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        from webapp.classes.asking import answer
+
+        cls, student = classes.student_of(sid)
+        answer(classes, cls, student, payload)
+
+    def on_quiz(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`quiz:ask {id}`: the answer to one of the scenario's questions, now, on this tab's
+        own run (alone, it is a quiz; a student in a class waits for the reveal)."""
+        from webapp.classes import quiz
+
+        check.only_fields(payload, ["id"])
+        entry = classes.members.get(sid)
+        if entry is not None and entry[1] == "student":
+            raise Refusal("quiz_in_class")
+        wanted = check.text(payload, "id", limit=64)
+        session = rt.joined_session(sid)
+        found = [q for q in session.scenario.simulation.get("questions") or [] if q["id"] == wanted]
+        if not found:
+            raise Refusal("class_unknown_question", id=check.shown_name(wanted))
+        with rt.working(session):
+            with session.lock:
+                scenario, actions, now = (
+                    session.scenario,
+                    [dict(a) for a in session.actions],
+                    session.sim.now,
+                )
+            right, check_at, _ = quiz.answer(classes.replay, scenario, actions, now, found[0])
+        if right is None:
+            raise Refusal("quiz_unanswerable", id=check.shown_name(wanted))
+        classes.emit(
+            "quiz:answer",
+            {
+                "id": wanted,
+                "answer": right,
+                "why": found[0]["why"],
+                "askedAt": now,
+                "checkAt": check_at,
+            },
+            sid,
+        )
+
+    def on_scenario(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:scenario {scenario}`: the teacher picks a built-in scenario; the class's
+        run restarts with it (followers get the new snapshot)."""
+        from webapp.realtime.state import engine_class
+
+        check.only_fields(payload, ["scenario"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "scenario")
+        scenario = rt.catalog.get(name)
+        if scenario is None:
+            raise Refusal("unknown_scenario", name=name)
+        teacher = classes.teacher_session(cls)
+        with rt.working(teacher):
+            sim = engine_class().from_scenario(scenario, seed=teacher.seed)
+            with teacher.lock:
+                teacher.restart(sim)
+                teacher.used = True
+                rt.send_snapshot(teacher, to_room=True)
+        classes.save(cls)
+
+    return {
+        "class:scenario": on_scenario,
+        "quiz:ask": on_quiz,
+        "class:teach": on_teach,
+        "class:join": on_join,
+        "class:follow": on_follow,
+        "class:fork": on_fork,
+        "class:mode": on_mode,
+        "class:lock": on_lock,
+        "class:end": on_end,
+        "class:watch": on_watch,
+        "class:export": on_export,
+        "class:handout": on_handout,
+        "class:ask": on_ask,
+        "class:reveal": on_reveal,
+        "class:answer": on_answer,
+    }
+
+
+def _public(question: dict[str, Any]) -> dict[str, Any]:
+    """A question as students see it: never its answer."""
+    return {k: v for k, v in question.items() if k not in ("answer", "why")}
+
+
+def _leave_other_class(classes: Classes, sid: str, cls: Classroom) -> None:
+    """A tab that was in another class (or another role here) leaves it first."""
+    entry = classes.members.get(sid)
+    if entry is not None and (entry[0] != cls.code or entry[1] == "teacher"):
+        classes.leave(sid)
+
+
+def _student_session(classes: Classes, cls: Classroom, student: Student) -> Any:
+    """Where a (re)joining student goes: their own session if they have one and the class
+    lets them keep it, a pending hand-out, or the teacher's run."""
+    rt = classes.rt
+    if not student.following:
+        own = rt.manager.get(student.session_id) if student.session_id else None
+        if own is not None:
+            return own
+        if cls.handout is not None and student.own == "handout":
+            from webapp.classes.handout import handout_session
+
+            return handout_session(classes, cls, student)
+    student.following = True
+    return classes.teacher_session(cls)
+
+
+def roster_csv(classes: Classes, cls: Classroom) -> str:
+    roster = classes.roster(cls)
+    qids = list(cls.questions)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "name",
+            "connected",
+            "following",
+            "own",
+            "scenario",
+            "virtual_second",
+            "status",
+            "stage",
+            "lesson_steps",
+            "may_be_stuck",
+            *[f"answer:{q}" for q in qids],
+            *[f"correct:{q}" for q in qids],
+        ]
+    )
+    for row in roster["students"]:
+        answers = row["answers"]
+        correct = [
+            "" if q not in answers else str(answers[q] == cls.questions[q].get("answer")).lower()
+            for q in qids
+        ]
+        writer.writerow(
+            [
+                _cell(row["name"]),
+                str(row["connected"]).lower(),
+                str(row["following"]).lower(),
+                row["own"] or "",
+                row["scenario"],
+                f"{row['now']:g}",
+                row["status"],
+                row["stage"],
+                row["lessonSteps"],
+                " ".join(row["stuck"]),
+                *[_choice_text(cls, q, answers.get(q)) for q in qids],
+                *correct,
+            ]
+        )
+    return out.getvalue()
+
+
+def _cell(value: str) -> str:
+    """A name as a CSV cell a spreadsheet will not run as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:
+    if choice is None:
+        return ""
+    choices = cls.questions[qid].get("choices") or []
+    if 0 <= choice < len(choices):
+        text = choices[choice]
+        return _cell(text.get("en", "") if isinstance(text, dict) else str(text))
+    return str(choice)
+
+
+__all__ = ["register", "roster_csv", "scenario_text"]

@@ -1,0 +1,102 @@
+"""What the classroom says, in English and 简体中文 (merged into webapp.i18n's catalogue)."""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "class_not_found": {
+        "en": 'There is no class with the code "{class_code}", or it has ended. Check the code with '
+        "your teacher.",
+        "zh": "没有代码为“{class_code}”的课堂，或者它已经结束。请和老师核对代码。",
+    },
+    "class_not_found_text": {
+        "en": "There is no class with this code, or it has ended. Check the code with your "
+        "teacher.",
+        "zh": "没有这个代码的课堂，或者它已经结束。请和老师核对代码。",
+    },
+    "class_bad_key": {
+        "en": "This is not the teacher key of class {class_code}.",
+        "zh": "这不是课堂 {class_code} 的教师密钥。",
+    },
+    "class_name_invalid": {
+        "en": "A display name has 1 to {limit} characters, and no control characters.",
+        "zh": "显示名称需要 1 到 {limit} 个字符，且不能包含控制字符。",
+    },
+    "class_name_taken": {
+        "en": 'Someone in this class is already called "{name}". Choose another name.',
+        "zh": "这个课堂里已经有人叫“{name}”了。请换一个名字。",
+    },
+    "class_full": {
+        "en": "This class is full: it takes at most {limit} students.",
+        "zh": "这个课堂已满：最多 {limit} 名学生。",
+    },
+    "class_teacher_only": {
+        "en": "Only the class's teacher can do that.",
+        "zh": "只有课堂的老师可以这样做。",
+    },
+    "class_student_only": {
+        "en": "Join a class as a student first.",
+        "zh": "请先以学生身份加入一个课堂。",
+    },
+    "class_following": {
+        "en": "You are following the teacher's run, which only the teacher drives. Press \"Try "
+        'it myself" for a copy of your own.',
+        "zh": "你正在跟随老师的运行，只有老师可以操作它。按“自己试试”获得一份属于你的副本。",
+    },
+    "class_editor_locked": {
+        "en": "The teacher has locked the editor: you can act on the Pod, not change its YAML.",
+        "zh": "老师锁定了编辑器：你可以对 Pod 执行操作，但不能修改它的 YAML。",
+    },
+    "class_session_private": {
+        "en": "This run belongs to a class; only its own tabs reach it.",
+        "zh": "这个运行属于一个课堂，只有它自己的标签页可以访问。",
+    },
+    "class_in_class": {
+        "en": "This tab is in a class: it follows the class, not another session.",
+        "zh": "这个标签页在课堂中：它跟随课堂，而不是别的会话。",
+    },
+    "class_unknown_student": {
+        "en": 'There is no student called "{name}" in this class.',
+        "zh": "这个课堂里没有叫“{name}”的学生。",
+    },
+    "class_unknown_question": {
+        "en": 'There is no open question "{id}".',
+        "zh": "没有正在进行的问题“{id}”。",
+    },
+    "class_bad_choice": {
+        "en": "Choose one of the {count} answers.",
+        "zh": "请从 {count} 个答案中选择一个。",
+    },
+    "class_rate_limited": {
+        "en": "Too many requests from this student: at most {limit} per second.",
+        "zh": "这位学生的请求太多了：每秒最多 {limit} 次。",
+    },
+    "quiz_unanswerable": {
+        "en": 'Question "{id}" has no single right answer in this run (none or several choices '
+        "hold): the scenario's question needs fixing.",
+        "zh": "问题“{id}”在这次运行中没有唯一的正确答案（没有或有多个选项成立）：场景里的问题需要修改。",
+    },
+    "quiz_in_class": {
+        "en": "In a class, the teacher asks and reveals the questions.",
+        "zh": "在课堂中，由老师提问并公布答案。",
+    },
+    "classes_rate_limited": {
+        "en": "Too many new classes from this address: at most {limit} an hour.",
+        "zh": "这个地址新建的课堂太多了：每小时最多 {limit} 个。",
+    },
+    "class_invalid": {
+        "en": "The class cannot start: {problem}.",
+        "zh": "无法开始课堂：{problem}。",
+    },
+}
+
+PROBLEMS: dict[str, dict[str, str]] = {
+    "bad_mode": {
+        "en": '"mode" must be "follow" or "free"',
+        "zh": "“mode” 必须是 “follow” 或 “free”",
+    },
+    "bad_choice": {"en": '"choice" is not one of the answers', "zh": "“choice” 不是其中一个答案"},
+    "bad_question": {
+        "en": '"seconds" must be a number from 1 to 600',
+        "zh": "“seconds” 必须是 1 到 600 之间的数字",
+    },
+}

@@ -1,0 +1,25 @@
+"""Prediction questions in a class: asked, answered, tallied, revealed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def tally(cls: Any, qid: str) -> dict[str, Any]:
+    """The teacher's view of question `qid`: counts per choice (no names), and, once
+    revealed, the answer."""
+    question = cls.questions[qid]
+    counts = [0] * len(question.get("choices", []))
+    for choice in cls.answers.get(qid, {}).values():
+        if 0 <= choice < len(counts):
+            counts[choice] += 1
+    return {
+        "id": qid,
+        "question": question.get("question"),
+        "choices": question.get("choices"),
+        "counts": counts,
+        "answered": sum(counts),
+        "revealed": qid in cls.revealed,
+        "answer": question.get("answer") if qid in cls.revealed else None,
+        "correct": question.get("answer"),
+    }

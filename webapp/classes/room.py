@@ -1,0 +1,626 @@
+"""Classes in memory: who is in which class, which sessions belong to it, and what each tab
+may do.
+
+One `Classes` per app (`classes_of(app)`). A class has one *teacher session* (an ordinary
+Session, driven by the teacher's tabs with the ordinary `clock`, `act` and `apply`). A
+student who follows is simply one more tab of that session: it is in the session's room,
+so the scheduler's one `tick` emit per round (framed once, `socketio` encodes a room emit
+once) reaches every follower unchanged, each tab's backlog metered on its own by the
+outbox. A student who forks or gets a hand-out has a session of their own.
+
+`gate(event, sid, payload)` runs before every Socket.IO handler (webapp/realtime/dispatch):
+- a tab on a class's teacher session that is not that class's teacher tab cannot `clock`,
+  `act` or `apply` (a following student), nor can any tab `join` a class's session by id
+  unless it is already on it (a resync);
+- a student's own session is reached only by that student's tabs; `apply` is refused
+  there while the teacher has locked the editor;
+- every event of a student counts against a per-student rate limit (over all their tabs).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.classes import codes
+from webapp.classes.store import ClassStore
+from webapp.ratelimit import RateLimiter
+from webapp.realtime.state import Realtime, Refusal, parse
+from webapp.sessions import Session, SessionGone, TooManyForClient, TooManySessions
+
+log = logging.getLogger(__name__)
+
+NAME_LIMIT = 40
+# A Pod showing one of these STATUS values for STUCK_STATUS_SECONDS (virtual) on a
+# student's own run is marked "may be stuck".
+FAILING_STATUSES = frozenset(
+    {
+        "CrashLoopBackOff",
+        "Error",
+        "ErrImagePull",
+        "ImagePullBackOff",
+        "CreateContainerConfigError",
+        "OOMKilled",
+        "RunContainerError",
+        "InvalidImageName",
+    }
+)
+STUCK_STATUS_SECONDS = 120.0
+# A playing class's virtual second is written to the store at most this often (wall s).
+NOW_SAVE_SECONDS = 10.0
+
+
+def check_name(value: Any) -> str:
+    """A display name: 1–NAME_LIMIT characters once trimmed, no control or format characters."""
+    if not isinstance(value, str):
+        raise Refusal("class_name_invalid", limit=NAME_LIMIT)
+    name = " ".join(value.split())
+    if not 1 <= len(name) <= NAME_LIMIT or any(
+        unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in name
+    ):
+        raise Refusal("class_name_invalid", limit=NAME_LIMIT)
+    return name
+
+
+@dataclass
+class Student:
+    name: str
+    token_hash: str
+    sid: str | None = None
+    following: bool = True
+    own: str | None = None  # "fork" or "handout": what their own session is
+    session_id: str | None = None
+    last_activity: float = field(default_factory=time.time)
+    apply_errors: int = 0  # `apply` refused in a row (invalid YAML)
+    applying: bool = False  # their last event was an `apply` not (yet) refused
+    progress: tuple[float, float] = (0.0, 0.0)  # (virtual second, wall time it last moved)
+    failing_since: float | None = None  # virtual second a failing STATUS was first seen
+
+
+@dataclass
+class Classroom:
+    code: str
+    key_hash: str
+    yaml: str
+    lang: str
+    timeline: dict[str, Any] = field(default_factory=dict)  # {actions, now} as last saved
+    teacher_session_id: str | None = None
+    teachers: set[str] = field(default_factory=set)
+    students: dict[str, Student] = field(default_factory=dict)  # casefolded name -> Student
+    mode: str = "follow"
+    locked: bool = False
+    ended: bool = False
+    last_active: float = field(default_factory=time.time)
+    # Questions (webapp/classes/questions.py): id -> question as asked; answers id -> {key: i}
+    questions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answers: dict[str, dict[str, int]] = field(default_factory=dict)
+    revealed: set[str] = field(default_factory=set)
+    handout: dict[str, Any] | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    saved: str = ""  # the last state written to the store
+    saved_without_now: str = ""  # ... with its virtual second left out
+    saved_at: float = float("-inf")  # wall time of that write
+
+    def connected(self) -> bool:
+        return bool(self.teachers) or any(s.sid for s in self.students.values())
+
+
+Emit = Callable[[str, Any, str], None]
+
+
+class Classes:
+    def __init__(
+        self,
+        rt: Realtime,
+        store: ClassStore,
+        *,
+        engine: Callable[[], Any],
+        max_students: int = 200,
+        idle_seconds: float = 2 * 3600.0,
+        student_events_per_second: float = 10.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.rt = rt
+        self.store = store
+        self.engine = engine  # () -> the Simulation class sessions run
+        self.max_students = max_students
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.per_student = RateLimiter(
+            student_events_per_second, burst=max(1.0, 2 * student_events_per_second)
+        )
+        self._classes: dict[str, Classroom] = {}
+        # sid -> (code, "teacher" | "student", student key)
+        self.members: dict[str, tuple[str, str, str]] = {}
+        # session id -> (code, "teacher" | "student", student key)
+        self.owners: dict[str, tuple[str, str, str]] = {}
+        self._lock = threading.RLock()
+        self._loop_started = False
+
+    # -- finding classes -------------------------------------------------------------------
+
+    def get(self, code: Any) -> Classroom | None:
+        """The live class with this code (loaded from the store after a restart); None if
+        unknown, ended, or idle past `idle_seconds`."""
+        normalized = codes.normalize_code(code)
+        if normalized is None:
+            return None
+        with self._lock:
+            cls = self._classes.get(normalized)
+            if cls is not None:
+                return None if cls.ended else cls
+            row = self.store.load(normalized)
+            if row is None or row["ended_at"] is not None:
+                return None
+            if self.clock() - float(row["last_active"]) > self.idle_seconds:
+                self.store.end(normalized)
+                return None
+            cls = self._restore(row)
+            self._classes[normalized] = cls
+            return cls
+
+    def _restore(self, row: dict[str, Any]) -> Classroom:
+        state = row["state"]
+        cls = Classroom(
+            code=row["code"],
+            key_hash=row["key_hash"],
+            yaml=row["yaml"],
+            lang=row["lang"],
+            timeline={"actions": state.get("actions", []), "now": state.get("now", 0.0)},
+            mode=state.get("mode", "follow"),
+            locked=bool(state.get("locked", False)),
+            last_active=float(row["last_active"]),
+        )
+        cls.questions = dict(state.get("questions", {}))
+        cls.revealed = set(state.get("revealed", []))
+        cls.handout = state.get("handout")
+        for name, token_hash in row["students"].items():
+            cls.students[name.casefold()] = Student(name=name, token_hash=token_hash)
+        for qid, name, choice in row["answers"]:
+            cls.answers.setdefault(qid, {})[name.casefold()] = int(choice)
+        return cls
+
+    def create(
+        self, yaml: str, lang: str, timeline: dict[str, Any] | None = None
+    ) -> tuple[str, str]:
+        """A new class of scenario text `yaml`; returns (code, teacher key)."""
+        key = codes.new_key()
+        for _ in range(20):
+            code = codes.new_code()
+            if self.store.create(code, codes.hash_secret(key), yaml, lang):
+                break
+        else:  # pragma: no cover - 31**6 codes
+            raise RuntimeError("no free class code")
+        cls = Classroom(code=code, key_hash=codes.hash_secret(key), yaml=yaml, lang=lang)
+        if timeline:
+            cls.timeline = timeline
+        with self._lock:
+            self._classes[code] = cls
+        self.save(cls, force=True)
+        return code, key
+
+    def member(self, sid: str) -> tuple[Classroom, str, Student | None] | None:
+        entry = self.members.get(sid)
+        if entry is None:
+            return None
+        code, role, key = entry
+        cls = self._classes.get(code)
+        if cls is None:
+            return None
+        return cls, role, cls.students.get(key) if role == "student" else None
+
+    def teacher_of(self, sid: str) -> Classroom:
+        found = self.member(sid)
+        if found is None or found[1] != "teacher":
+            raise Refusal("class_teacher_only")
+        if found[0].ended:
+            raise Refusal("class_not_found", class_code=found[0].code)
+        return found[0]
+
+    def student_of(self, sid: str) -> tuple[Classroom, Student]:
+        found = self.member(sid)
+        if found is None or found[1] != "student" or found[2] is None:
+            raise Refusal("class_student_only")
+        if found[0].ended:
+            raise Refusal("class_not_found", class_code=found[0].code)
+        return found[0], found[2]
+
+    # -- the gate ---------------------------------------------------------------------------
+
+    def gate(self, event: str, sid: str, payload: dict[str, Any]) -> None:
+        entry = self.members.get(sid)
+        if entry is not None and entry[1] == "student":
+            if not self.per_student.allow((entry[0], entry[2])):
+                raise Refusal("class_rate_limited", limit=int(self.per_student.rate))
+            cls = self._classes.get(entry[0])
+            student = cls.students.get(entry[2]) if cls else None
+            if student is not None:
+                student.last_activity = self.clock()
+                if student.applying:  # their last `apply` was not refused
+                    student.apply_errors = 0
+                student.applying = event == "apply"
+        if event.startswith(("class:", "quiz:")) or event == "lang":
+            return
+        session = self.rt.manager.session_of(sid)
+        if event == "join":
+            target = payload.get("session")
+            resync = (
+                session is not None and target == session.id and set(payload) <= {"session", "lang"}
+            )
+            if entry is not None and not resync:
+                raise Refusal("class_in_class")
+            if not resync and isinstance(target, str) and target in self.owners:
+                raise Refusal("class_session_private")
+            return
+        if session is None:
+            return
+        owner = self.owners.get(session.id)
+        if owner is None:
+            return
+        code, role, key = owner
+        if role == "teacher":
+            if entry is None or entry[:2] != (code, "teacher"):
+                raise Refusal("class_following")
+            return
+        if entry is None or entry != (code, "student", key):
+            raise Refusal("class_session_private")
+        cls = self._classes.get(code)
+        if event == "apply" and cls is not None and cls.locked:
+            raise Refusal("class_editor_locked")
+
+    def refused(self, event: str, sid: str, refusal: Refusal) -> None:
+        """An event of tab `sid` was refused: a student's invalid YAML counts towards "may be
+        stuck"."""
+        if event != "apply" or refusal.code != "invalid_scenario":
+            return
+        found = self.member(sid)
+        if found is not None and found[2] is not None:
+            found[2].applying = False
+            found[2].apply_errors += 1
+
+    def leave(self, sid: str) -> None:
+        """Tab `sid` disconnected."""
+        entry = self.members.pop(sid, None)
+        if entry is None:
+            return
+        cls = self._classes.get(entry[0])
+        if cls is None:
+            return
+        with cls.lock:
+            cls.last_active = self.clock()
+            if entry[1] == "teacher":
+                cls.teachers.discard(sid)
+            else:
+                student = cls.students.get(entry[2])
+                if student is not None and student.sid == sid:
+                    student.sid = None
+        self.send_roster(cls)
+
+    # -- sessions ---------------------------------------------------------------------------
+
+    def replay(self, scenario: Any, actions: list[dict[str, Any]], now: float) -> Any:
+        engine = self.engine()
+        if not actions and now <= 0:
+            return engine.from_scenario(scenario, seed=0)
+        return engine.replay(scenario, [dict(a) for a in actions], until=now, seed=0)
+
+    def teacher_session(self, cls: Classroom) -> Session:
+        """The class's teacher session; rebuilt from the saved timeline when it is gone
+        (a restart, or reaped while nobody was in the class)."""
+        session = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
+        if session is not None:
+            return session
+        scenario = parse(cls.yaml)
+        sim = self.replay(
+            scenario, list(cls.timeline.get("actions", [])), float(cls.timeline.get("now", 0.0))
+        )
+        session = self._create(sim, client=f"class:{cls.code}")
+        cls.teacher_session_id = session.id
+        self.owners[session.id] = (cls.code, "teacher", "")
+        return session
+
+    def _create(self, sim: Any, *, client: str, tab: str | None = None) -> Session:
+        try:
+            return self.rt.manager.create(sim, client=client, tab=tab)
+        except TooManyForClient as error:
+            raise Refusal("client_session_limit", limit=error.limit) from None
+        except TooManySessions as error:
+            raise Refusal("too_many_sessions", limit=error.limit) from None
+
+    def own_session(self, cls: Classroom, student: Student, sim: Any, own: str) -> Session:
+        """A new session of the student's own (fork or hand-out); the previous one is left
+        to the reaper."""
+        session = self._create(sim, client=f"class:{cls.code}/{student.name.casefold()}")
+        session.clock.pause()
+        self.owners[session.id] = (cls.code, "student", student.name.casefold())
+        if student.session_id and student.session_id != session.id:
+            self.owners.pop(student.session_id, None)
+        student.session_id = session.id
+        student.own = own
+        student.progress = (sim.now, self.clock())
+        student.failing_since = None
+        return session
+
+    def attach(self, sid: str, session: Session) -> None:
+        """Move tab `sid` onto `session` (its room) and send it a snapshot."""
+        rt = self.rt
+        previous = rt.manager.session_of(sid)
+        try:
+            rt.manager.attach(sid, session)
+        except SessionGone:
+            raise Refusal("unknown_session") from None
+        server = rt.socketio.server
+        if previous is not None and previous is not session:
+            server.leave_room(sid, previous.room, namespace="/")
+        with rt.working(session, refusable=False), session.lock:
+            server.enter_room(sid, session.room, namespace="/")
+            rt.send_snapshot(session, to_room=False, sid=sid)
+        if rt.run_scheduler:
+            rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
+            self.start_loop()
+
+    def fork(self, cls: Classroom, student: Student) -> Session:
+        """A private copy of the teacher's run at its exact current moment: the same
+        scenario, the same actions, the same virtual second, by deterministic replay."""
+        teacher = self.teacher_session(cls)
+        with teacher.lock:
+            scenario = teacher.scenario
+            actions = [dict(a) for a in teacher.sim.actions]
+            now = teacher.sim.now
+        sim = self.replay(scenario, actions, now)
+        return self.own_session(cls, student, sim, "fork")
+
+    # -- what tabs are told -----------------------------------------------------------------
+
+    def emit(self, event: str, payload: Any, to: str) -> None:
+        self.rt.outbox.emit(event, payload, to=to)
+
+    def state_for(self, cls: Classroom, role: str, student: Student | None) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "code": cls.code,
+            "role": role,
+            "mode": cls.mode,
+            "locked": cls.locked,
+            "ended": cls.ended,
+            "joinUrl": f"/c/{cls.code}",
+            "following": role == "student" and student is not None and student.following,
+        }
+        if student is not None:
+            state["name"] = student.name
+            state["own"] = None if student.following else student.own
+        if role == "teacher":
+            state["students"] = len(cls.students)
+            state["maxStudents"] = self.max_students
+        return state
+
+    def send_state(self, cls: Classroom, sid: str) -> None:
+        entry = self.members.get(sid)
+        if entry is None or entry[0] != cls.code:
+            return
+        student = cls.students.get(entry[2]) if entry[1] == "student" else None
+        self.emit("class:state", self.state_for(cls, entry[1], student), sid)
+
+    def broadcast_state(self, cls: Classroom) -> None:
+        for sid in list(cls.teachers) + [s.sid for s in cls.students.values() if s.sid]:
+            self.send_state(cls, sid)
+
+    def roster(self, cls: Classroom) -> dict[str, Any]:
+        from webapp.classes.questions import tally
+
+        now_wall = self.clock()
+        teacher = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
+        teacher_view = _session_view(teacher)
+        students = []
+        for key, student in cls.students.items():
+            own = (
+                self.rt.manager.get(student.session_id)
+                if student.session_id and not student.following
+                else None
+            )
+            view = _session_view(own) if own is not None else teacher_view
+            stuck = self._stuck(student, own, view, now_wall)
+            students.append(
+                {
+                    "name": student.name,
+                    "connected": student.sid is not None,
+                    "following": student.following,
+                    "own": None if student.following else student.own,
+                    "session": own.id if own is not None else None,
+                    "scenario": view["scenario"],
+                    "now": view["now"],
+                    "status": view["status"],
+                    "stage": view["stage"],
+                    "lessonSteps": view["lessonSteps"],
+                    "answers": {q: a[key] for q, a in cls.answers.items() if key in a},
+                    "lastActivity": round(max(0.0, now_wall - student.last_activity)),
+                    "stuck": stuck,
+                }
+            )
+        return {
+            "code": cls.code,
+            "students": students,
+            "teacher": teacher_view,
+            "questions": [tally(cls, qid) for qid in cls.questions],
+        }
+
+    def _stuck(
+        self, student: Student, own: Session | None, view: dict[str, Any], now_wall: float
+    ) -> list[str]:
+        """Why a student may be stuck (empty: not stuck). Only their own run counts: a
+        follower's run is the teacher's."""
+        if own is None:
+            return []
+        reasons = []
+        now_virtual, moved_at = student.progress
+        if view["now"] != now_virtual:
+            student.progress = (view["now"], now_wall)
+        elif now_wall - moved_at >= 180:
+            reasons.append("no_progress")
+        if student.apply_errors >= 3:
+            reasons.append("yaml_errors")
+        if view["status"] in FAILING_STATUSES:
+            if student.failing_since is None:
+                student.failing_since = view["now"]
+            elif view["now"] - student.failing_since >= STUCK_STATUS_SECONDS:
+                reasons.append("failing")
+        else:
+            student.failing_since = None
+        return reasons
+
+    def send_roster(self, cls: Classroom) -> None:
+        if not cls.teachers:
+            return
+        payload = self.roster(cls)
+        for sid in list(cls.teachers):
+            self.emit("class:roster", payload, sid)
+
+    # -- persistence and the loop -----------------------------------------------------------
+
+    def save(self, cls: Classroom, *, force: bool = False) -> None:
+        """Write the class's state (the teacher's timeline, settings, questions) if it
+        changed since the last write."""
+        import json
+
+        session = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
+        if session is not None and session.lock.acquire(blocking=False):
+            try:
+                cls.timeline = {"actions": [dict(a) for a in session.sim.actions],
+                                "now": session.sim.now}  # fmt: skip
+                yaml = session.scenario.text
+            finally:
+                session.lock.release()
+            if yaml != cls.yaml:
+                cls.yaml = yaml
+                force = True
+        state = {
+            **cls.timeline,
+            "mode": cls.mode,
+            "locked": cls.locked,
+            "questions": cls.questions,
+            "revealed": sorted(cls.revealed),
+            "handout": cls.handout,
+        }
+        text = json.dumps(state, sort_keys=True, default=str)
+        if not force and text != cls.saved and self.clock() - cls.saved_at < NOW_SAVE_SECONDS:
+            # Only the virtual second moved (a playing run): written at most every
+            # NOW_SAVE_SECONDS, each write being an fsync; anything else is written at once.
+            without_now = json.dumps({**state, "now": None}, sort_keys=True, default=str)
+            if without_now == cls.saved_without_now:
+                return
+        if force or text != cls.saved:
+            cls.saved = text
+            cls.saved_without_now = json.dumps({**state, "now": None}, sort_keys=True, default=str)
+            cls.saved_at = self.clock()
+            self.store.save_state(cls.code, state, yaml=cls.yaml)
+
+    def end(self, cls: Classroom) -> None:
+        with cls.lock:
+            cls.ended = True
+        self.save(cls, force=True)
+        self.store.end(cls.code)
+        self.broadcast_state(cls)
+
+    def round(self) -> None:
+        """Once a second: rosters to teachers, state to the store, idle classes ended."""
+        with self._lock:
+            classes = list(self._classes.values())
+        now = self.clock()
+        for cls in classes:
+            if cls.ended:
+                with self._lock:
+                    self._classes.pop(cls.code, None)
+                continue
+            if cls.connected():
+                cls.last_active = now
+            elif now - cls.last_active > self.idle_seconds:
+                self.end(cls)
+                continue
+            try:
+                self.save(cls)
+                self.send_roster(cls)
+            except Exception:
+                log.exception("class round failed")
+        for session_id in list(self.owners):
+            if self.rt.manager.get(session_id) is None:
+                code, role, _ = self.owners[session_id]
+                cls = self._classes.get(code)
+                if role == "student" or cls is None or cls.teacher_session_id != session_id:
+                    self.owners.pop(session_id, None)
+
+    def start_loop(self) -> None:
+        if self._loop_started:
+            return
+        self._loop_started = True
+        socketio = self.rt.socketio
+
+        def loop() -> None:
+            while not self.rt.scheduler.stopped.is_set():
+                socketio.sleep(1.0)
+                try:
+                    self.round()
+                except Exception:
+                    log.exception("class loop failed")
+
+        socketio.start_background_task(loop)
+
+
+_WORDS: dict[str, tuple[int, set[str]]] = {}  # session id -> (transitions seen, words)
+
+
+def _seen_words(session: Session) -> set[str]:
+    """Words that have appeared in the run (steps, reasons, states), as the page's lesson
+    panel reads them (static/js/state.js, seenWords); kept up to date incrementally."""
+    transitions = session.sim.transitions
+    seen, words = _WORDS.get(session.id, (0, set()))
+    if seen > len(transitions):  # a new history (seek back, apply)
+        seen, words = 0, set()
+    for tr in transitions[seen:]:
+        words.add(str(tr.get("step")))
+        after = tr.get("after")
+        if isinstance(after, str):
+            words.add(after)
+        elif isinstance(after, dict):
+            words.update(str(after[k]) for k in ("reason", "state") if after.get(k))
+    _WORDS[session.id] = (len(transitions), words)
+    if len(_WORDS) > 10_000:
+        _WORDS.clear()
+    return words
+
+
+def _session_view(session: Session | None) -> dict[str, Any]:
+    """The few facts the roster shows of a run: virtual second, STATUS, stage, lesson steps
+    reached. Read without waiting for the session's lock (the last values it rendered)."""
+    if session is None:
+        return {"now": 0.0, "status": "", "stage": "", "lessonSteps": 0, "scenario": ""}
+    cache = session.cache
+    views = getattr(cache, "views", {}) or {}
+    columns = views.get("columns") or {}
+    sim = session.sim
+    transitions = sim.transitions
+    stage = transitions[-1].get("stage") if transitions else None
+    steps = session.scenario.simulation.get("lesson") or []
+    if isinstance(steps, dict):
+        steps = steps.get("steps") or []
+    status = columns.get("STATUS", "")
+    words = _seen_words(session) | {status}
+    reached = 0
+    for step in steps:
+        if not isinstance(step, dict):
+            continue
+        at = step.get("at")
+        if (isinstance(at, int | float) and sim.now >= at) or step.get("when") in words:
+            reached += 1
+    pod = sim.pod() if hasattr(sim, "pod") else None
+    simulation = session.scenario.simulation
+    return {
+        "scenario": simulation.get("name") or "",
+        "now": sim.now,
+        "status": status if pod is not None else "Gone",
+        "stage": stage or "",
+        "lessonSteps": reached,
+    }

@@ -1,0 +1,152 @@
+"""The classroom's HTTP side.
+
+POST /api/classes {scenario? | yaml? | share?, lang?} -> 201 {code, teacherKey, joinUrl, teacherUrl}
+GET  /c/<code>            the student's page (404 page in the reader's language if unknown or ended)
+GET  /c/<code>/teach      the teacher's page; the key travels in the URL's fragment
+                          (#key=...), which browsers never send, so no server log holds it
+GET  /c/<code>/qr.svg     a QR code of the join URL, drawn here (no outside service)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import qrcode
+import qrcode.image.svg
+from flask import Blueprint, Response, current_app, render_template, request
+
+from webapp import i18n, storage
+from webapp.clients import current_client
+from webapp.manifest import ScenarioError, localize_errors, parse_scenario
+from webapp.sessions import PayloadProblem
+from webapp.sessions import payloads as check
+
+bp = Blueprint("classes", __name__)
+
+
+def _classes() -> Any:
+    return current_app.extensions["playground.classes"]
+
+
+def _lang() -> str:
+    return i18n.negotiate_language(request.headers.get("Accept-Language"))
+
+
+def _error(code: str, status: int, **params: Any) -> tuple[dict[str, Any], int]:
+    return {"code": code, "message": i18n.message(code, _lang(), **params)}, status
+
+
+@bp.post("/api/classes")
+def create_class() -> Any:
+    classes = _classes()
+    if not classes.creations.allow(current_client()):
+        return _error("classes_rate_limited", 429, limit=int(classes.creations.burst))
+    limit = int(current_app.config["SHARE_MAX_TEXT_BYTES"])
+    if request.content_length is not None and request.content_length > limit * 4:
+        return _error("share_too_large", 413, limit=limit // 1024)
+    body = request.get_json(silent=True)
+    body = {} if body is None else body
+    lang = _lang()
+    timeline = None
+    try:
+        check.require_object(body)
+        check.only_fields(body, ["scenario", "yaml", "share", "lang"])
+        sources = [k for k in ("scenario", "yaml", "share") if k in body]
+        if len(sources) > 1:
+            raise PayloadProblem("one_source")
+        if "lang" in body:
+            if not i18n.is_language(body["lang"]):
+                raise PayloadProblem("bad_language")
+            lang = body["lang"]
+        if sources == ["yaml"]:
+            text = check.text(body, "yaml", limit=limit)
+        elif sources == ["share"]:
+            link = storage.store_of(current_app).get(check.text(body, "share"))
+            if link is None:
+                return _error("share_not_found", 404)
+            text = link["yaml"]
+            timeline = {"actions": link.get("actions", []), "now": float(link.get("at", 0))}
+        else:
+            catalog = current_app.extensions["playground.catalog"]
+            name = check.text(body, "scenario") if sources else "plain-pod"
+            scenario = catalog.get(name)
+            if scenario is None:
+                return _error("unknown_scenario", 400, name=name)
+            text = scenario.text
+    except PayloadProblem as problem:
+        detail = i18n.problem(problem.code, lang, **problem.params)
+        return {
+            "code": "class_invalid",
+            "message": i18n.message("class_invalid", lang, problem=detail),
+        }, 400
+    try:
+        parse_scenario(text)
+    except ScenarioError as error:
+        return {
+            "code": "invalid_scenario",
+            "message": i18n.message("invalid_scenario", lang, count=len(error.errors)),
+            "errors": localize_errors(error.errors, lang),
+        }, 400
+    code, key = classes.create(text, lang, timeline)
+    join = f"{request.host_url.rstrip('/')}/c/{code}"
+    return {
+        "code": code,
+        "teacherKey": key,
+        "joinUrl": join,
+        "teacherUrl": f"/c/{code}/teach#key={key}",
+    }, 201
+
+
+def _page(code: str, role: str) -> Any:
+    from webapp.routes import not_found_page
+
+    cls = _classes().get(code)
+    if cls is None:
+        return not_found_page("class_not_found_text")
+    return render_template(
+        "index.html",
+        share_id=None,
+        scenario_name=None,
+        lang=_lang(),
+        share_lang=None,
+        class_code=cls.code,
+        class_role=role,
+    )
+
+
+@bp.get("/c/<code>")
+def student_page(code: str) -> Any:
+    return _page(code, "student")
+
+
+@bp.get("/c/<code>/teach")
+def teacher_page(code: str) -> Any:
+    return _page(code, "teacher")
+
+
+@bp.get("/c/<code>/qr.svg")
+def qr_code(code: str) -> Any:
+    from webapp.routes import not_found_page
+
+    cls = _classes().get(code)
+    if cls is None:
+        return not_found_page("class_not_found_text")
+    svg = qr_svg(f"{request.host_url.rstrip('/')}/c/{cls.code}")
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+def qr_svg(text: str) -> str:
+    """A QR code of `text` as one SVG path (black modules on white, a 4-module quiet zone)."""
+    qr = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_M, border=4)
+    qr.add_data(text)
+    qr.make(fit=True)
+    matrix = qr.get_matrix()
+    size = len(matrix)
+    path = "".join(
+        f"M{x},{y}h1v1h-1z" for y, row in enumerate(matrix) for x, on in enumerate(row) if on
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" '
+        f'shape-rendering="crispEdges"><rect width="{size}" height="{size}" fill="#fff"/>'
+        f'<path d="{path}" fill="#000"/></svg>'
+    )

@@ -1,0 +1,191 @@
+"""Classes in SQLite, beside the share links (the same database file, tables of their own).
+
+store = ClassStore(path)
+store.create(code, key_hash, yaml, lang)        # False if the code exists
+store.load(code)                                # {code, key_hash, yaml, lang, state, ended_at,
+                                                #  last_active, students: {name: token_hash},
+                                                #  answers: [(qid, name, choice)]} or None
+store.save_state(code, state)                   # the teacher's run and the class settings
+store.add_student(code, name, token_hash)
+store.answer(code, qid, name, choice)
+store.touch(code) / store.end(code)
+
+What survives a restart: code, the key's hash, the scenario, the teacher's timeline (actions
+and virtual second), mode and editor lock, the roster (names and their tokens' hashes) and
+the answers. Sessions themselves are rebuilt from that by deterministic replay.
+
+Schema changes are additive and run on open, as in webapp/storage.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS classes (
+        code        TEXT PRIMARY KEY,
+        key_hash    TEXT NOT NULL,
+        yaml        TEXT NOT NULL,
+        created_at  REAL NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS class_students (
+        code        TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        token_hash  TEXT NOT NULL,
+        joined_at   REAL NOT NULL,
+        PRIMARY KEY (code, name)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS class_answers (
+        code        TEXT NOT NULL,
+        qid         TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        choice      INTEGER NOT NULL,
+        at          REAL NOT NULL,
+        PRIMARY KEY (code, qid, name)
+    ) WITHOUT ROWID""",
+)
+# Columns added after the table was first made (additive migrations).
+_COLUMNS = {
+    "classes": {"lang": "TEXT", "state": "TEXT", "last_active": "REAL", "ended_at": "REAL"},
+}
+
+
+class ClassStore:
+    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = str(path)
+        self.clock = clock
+        self._local = threading.local()
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        connection = self._connect()
+        try:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            self._migrate(connection)
+            connection.commit()
+        finally:
+            connection.close()
+
+    @staticmethod
+    def _migrate(connection: sqlite3.Connection) -> None:
+        for table, columns in _COLUMNS.items():
+            present = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+            for column, kind in columns.items():
+                if column in present:
+                    continue
+                try:
+                    connection.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+                except sqlite3.OperationalError as error:  # another process added it first
+                    if "duplicate column" not in str(error):
+                        raise
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=10.0)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=FULL")
+        return connection
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._connect()
+            self._local.connection = connection
+        return connection
+
+    def create(self, code: str, key_hash: str, yaml: str, lang: str) -> bool:
+        now = self.clock()
+        with self.connection as connection:
+            cursor = connection.execute(
+                "INSERT OR IGNORE INTO classes (code, key_hash, yaml, created_at, lang, state,"
+                " last_active) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (code, key_hash, yaml, now, lang, "{}", now),
+            )
+        return cursor.rowcount == 1
+
+    def load(self, code: str) -> dict[str, Any] | None:
+        row = self.connection.execute(
+            "SELECT key_hash, yaml, lang, state, created_at, last_active, ended_at"
+            " FROM classes WHERE code = ?",
+            (code,),
+        ).fetchone()
+        if row is None:
+            return None
+        students = {
+            name: token
+            for name, token in self.connection.execute(
+                "SELECT name, token_hash FROM class_students WHERE code = ? ORDER BY joined_at",
+                (code,),
+            )
+        }
+        answers = list(
+            self.connection.execute(
+                "SELECT qid, name, choice FROM class_answers WHERE code = ? ORDER BY at", (code,)
+            )
+        )
+        return {
+            "code": code,
+            "key_hash": row[0],
+            "yaml": row[1],
+            "lang": row[2] or "en",
+            "state": json.loads(row[3] or "{}"),
+            "created_at": row[4],
+            "last_active": row[5] if row[5] is not None else row[4],
+            "ended_at": row[6],
+            "students": students,
+            "answers": answers,
+        }
+
+    def save_state(self, code: str, state: dict[str, Any], yaml: str | None = None) -> None:
+        text = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+        with self.connection as connection:
+            if yaml is None:
+                connection.execute(
+                    "UPDATE classes SET state = ?, last_active = ? WHERE code = ?",
+                    (text, self.clock(), code),
+                )
+            else:
+                connection.execute(
+                    "UPDATE classes SET state = ?, yaml = ?, last_active = ? WHERE code = ?",
+                    (text, yaml, self.clock(), code),
+                )
+
+    def add_student(self, code: str, name: str, token_hash: str) -> None:
+        with self.connection as connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO class_students (code, name, token_hash, joined_at)"
+                " VALUES (?, ?, ?, ?)",
+                (code, name, token_hash, self.clock()),
+            )
+
+    def answer(self, code: str, qid: str, name: str, choice: int) -> None:
+        with self.connection as connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO class_answers (code, qid, name, choice, at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (code, qid, name, choice, self.clock()),
+            )
+
+    def touch(self, code: str) -> None:
+        with self.connection as connection:
+            connection.execute(
+                "UPDATE classes SET last_active = ? WHERE code = ?", (self.clock(), code)
+            )
+
+    def end(self, code: str) -> None:
+        with self.connection as connection:
+            connection.execute(
+                "UPDATE classes SET ended_at = COALESCE(ended_at, ?) WHERE code = ?",
+                (self.clock(), code),
+            )
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
