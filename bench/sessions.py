@@ -420,7 +420,7 @@ def main() -> int:
     print("   N  ours p99   bare p99  ours us/msg  bare us/msg  ratio")
     best = 0
     for ours, bare in results:
-        ratio = ours.cpu_per_message / bare.cpu_per_message
+        ratio = ours.cpu_per_message / bare.cpu_per_message if bare.cpu else float("nan")
         print(
             f"{ours.count:4d} {ours.percentile(0.99) * 1000:7.1f} ms {bare.percentile(0.99) * 1000:7.1f} ms"
             f" {ours.cpu_per_message * 1e6:10.0f} {bare.cpu_per_message * 1e6:12.0f}  {ratio:5.2f}x"
