@@ -5,8 +5,10 @@
 Also the two target cases of issue 3: one virtual hour of a crash-looping Pod with liveness
 and readiness probes (target < 50 ms), and replaying an hour with 100 actions from scratch
 (target < 100 ms), and the probes page's exec liveness example interpreted by the process
-model for an hour (target < 50 ms). Figures are CPU time (time.process_time), best of
-five. Prints figures only; nothing here asserts on time.
+model for an hour (target < 50 ms). Issue 10's rows: a 10-replica Deployment with three
+rolling updates at 20 requests/s for an hour and a 100-Pod Job (target < 1 s each), and a
+100-Pod ReplicaSet with HTTP readiness probes (no target). Figures are CPU time
+(time.process_time), best of five. Prints figures only; nothing here asserts on time.
 """
 
 from __future__ import annotations
@@ -94,6 +96,79 @@ spec:
 """
 
 
+# Issue 10: a 10-replica Deployment behind a Service, 20 requests/s, three rolling updates
+# in the virtual hour (target < 1 s), and a 100-Pod ReplicaSet for an hour.
+ROLLOUTS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 10
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports: [{containerPort: 80}]
+        readinessProbe:
+          httpGet: {path: /, port: 80}
+          periodSeconds: 10
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: playground/v1
+kind: Simulation
+metadata: {name: bench-rollouts}
+traffic: {service: web, rps: 20}
+script:
+- {at: 600, action: set-image, name: web, container: nginx, image: nginx:1.28}
+- {at: 1800, action: rollout-restart, name: web}
+- {at: 3000, action: rollout-undo, name: web}
+"""
+
+HUNDRED_PODS = """\
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: many}
+spec:
+  replicas: 100
+  selector: {matchLabels: {app: many}}
+  template:
+    metadata: {labels: {app: many}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        readinessProbe:
+          httpGet: {path: /, port: 80}
+          periodSeconds: 10
+"""
+
+
+HUNDRED_POD_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch}
+spec:
+  completions: 100
+  parallelism: 100
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: work
+        image: busybox:1.36
+        command: ["sh", "-c", "sleep 30"]
+"""
+
+
 def best_of(run) -> tuple[float, object]:
     best, result = float("inf"), None
     for _ in range(REPEAT):
@@ -155,6 +230,29 @@ def main() -> None:
     assert len(sim.transitions) == len(live.transitions)
     report(f"replay 1 h with {len(live.actions)} actions", seconds, sim)
     print(f"{'':34} target < 100 ms: {'met' if seconds < 0.1 else 'MISSED'}")
+    rollouts = parse_scenario(ROLLOUTS)
+    seconds, sim = best_of(lambda: one_hour(rollouts))
+    report("10 replicas, 3 rollouts, 20 rps", seconds, sim)
+    traffic = sim.traffic()
+    print(
+        f"{'':34} {traffic['sent']} requests, {traffic['failed']} failed; "
+        f"{len(sim.runs)} Pods created; target < 1 s: {'met' if seconds < 1 else 'MISSED'}"
+    )
+    many = parse_scenario(HUNDRED_PODS)
+    seconds, sim = best_of(lambda: one_hour(many))
+    report("100-Pod ReplicaSet, HTTP readiness", seconds, sim)
+    print(
+        f"{'':34} {len(sim.objects('Pod'))} Pods, 36,000 HTTP probe runs (each a request "
+        "to the nginx model); no issue target"
+    )
+    job = parse_scenario(HUNDRED_POD_JOB)
+    seconds, sim = best_of(lambda: one_hour(job))
+    report("100-Pod Job", seconds, sim)
+    status = sim.objects("Job")[0]["status"]
+    print(
+        f"{'':34} {status.get('succeeded')} succeeded; target < 1 s: "
+        f"{'met' if seconds < 1 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -271,6 +271,37 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
 # Why the engine refused a live action (webapp.engine.ActionError codes). Parameters are the
 # error's own; Kubernetes names (probes, fields, nodes) stay untranslated.
 ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
+    # a workload scenario's actions (engine/cluster_actions.py)
+    "bad_field": {
+        "en": "The value of {field} is not valid for this action.",
+        "zh": "{field} 的值不适用于这个操作。",
+    },
+    "unknown_object": {
+        "en": 'There is no {kind} named "{name}".',
+        "zh": '没有名为 "{name}" 的 {kind}。',
+    },
+    "unknown_pod": {"en": 'There is no Pod named "{pod}".', "zh": '没有名为 "{pod}" 的 Pod。'},
+    "paused": {
+        "en": 'Deployment "{name}" is paused: resume it first.',
+        "zh": 'Deployment "{name}" 已暂停：请先恢复它。',
+    },
+    "rollback": {"en": "error: {message}", "zh": "错误：{message}"},
+    "already_paused": {
+        "en": "deployment.apps/{name} already paused",
+        "zh": "deployment.apps/{name} 已经暂停",
+    },
+    "not_paused": {
+        "en": 'deployments.apps "{name}" is not paused',
+        "zh": 'deployments.apps "{name}" 没有暂停',
+    },
+    "apply_kind": {
+        "en": "In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.",
+        "zh": "在工作负载场景中，apply 只接受 Deployment、ReplicaSet 和 StatefulSet，不接受 {kind}。",
+    },
+    "immutable_selector": {
+        "en": '{kind} "{name}": spec.selector is immutable.',
+        "zh": '{kind} "{name}"：spec.selector 不可修改。',
+    },
     "bad_action": {
         "en": "An action is a mapping with an 'action' word.",
         "zh": "操作必须是一个带 action 字段的映射。",

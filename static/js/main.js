@@ -14,6 +14,7 @@ import * as status from "./status.js";
 import * as views from "./views.js";
 import * as derived from "./derived.js";
 import * as layout from "./layout.js";
+import * as cluster from "./cluster.js";
 import { tabIdentity, CHANNEL_NAME } from "./tabs.js";
 import * as classroom from "./classroom.js";
 
@@ -50,6 +51,7 @@ const parts = [
   derived.mount(document.getElementById("editor")),
   lesson.mount(document.getElementById("lesson")),
   controls.mount(document.getElementById("clock"), document.getElementById("actions")),
+  cluster.mount(document.getElementById("cluster")),
   diagram.mount(document.getElementById("diagram")),
   timeline.mount(document.getElementById("timeline")),
   status.mount(document.getElementById("status")),

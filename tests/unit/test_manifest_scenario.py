@@ -59,7 +59,7 @@ def test_built_in_scenarios_parse(path: Path) -> None:
 
 DOCUMENT_ERRORS = [
     pytest.param(
-        join(POD, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n"),
+        join(POD, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: d\n"),
         ("unknown_kind", 1, "kind", 11, 7),
         id="unknown-kind",
     ),
@@ -113,11 +113,24 @@ def test_second_pod_message_says_where_the_first_one_is() -> None:
 
 def test_unknown_kind_message_lists_the_kinds_a_scenario_may_hold() -> None:
     with pytest.raises(ScenarioError) as caught:
-        parse_scenario(join(POD, "apiVersion: apps/v1\nkind: Deployment\n"))
+        parse_scenario(join(POD, "apiVersion: example.com/v1\nkind: Widget\n"))
     assert caught.value.errors[0]["message"] == (
-        'unknown kind "Deployment" with apiVersion "apps/v1"; use one of: '
-        "Pod, Node, Service, ConfigMap, Secret, Simulation"
+        'unknown kind "Widget" with apiVersion "example.com/v1"; use one of: '
+        "Pod, Node, Service, ConfigMap, Secret, Deployment, ReplicaSet, Job, StatefulSet, PodDisruptionBudget, Simulation"
     )
+
+
+def test_a_real_kind_not_run_yet_is_refused_where_it_is_written() -> None:
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(join(POD, "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: j\n"))
+    error = caught.value.errors[0]
+    assert (error["code"], error["doc"], error["path"], error["line"]) == (
+        "kind_not_run_yet",
+        1,
+        "kind",
+        11,
+    )
+    assert "Deployment, ReplicaSet, Job, StatefulSet" in error["message"]
 
 
 def test_errors_in_several_documents_come_back_together_in_order() -> None:

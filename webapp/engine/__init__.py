@@ -22,6 +22,7 @@ Layout: find a rule by its Kubernetes home.
                    the components use to reach the Simulation without importing it.
 """
 
+from webapp.engine import cluster as _cluster  # noqa: F401  (registers the workload runner)
 from webapp.engine.actions import ActionError
 from webapp.engine.kubelet.phase import pod_phase
 from webapp.engine.simulation import Simulation

@@ -58,6 +58,9 @@ SCHEDULER_RETRY_MS = 300_000  # podMaxInUnschedulablePodsDuration: retried every
 FIRST_RESOURCE_VERSION = 1000
 # The user's action log is at most this long (as a share link's): replaying it stays cheap.
 MAX_ACTIONS = 1000
+# What runs a scenario of workloads: engine/cluster.py registers its ClusterSimulation here
+# when imported (webapp.engine imports it), so this module never imports it.
+WORKLOAD_RUNNER: list[Any] = [None]
 
 
 class Simulation:
@@ -76,10 +79,7 @@ class Simulation:
         self.seed = seed
         self.rng = random.Random(seed)
         self.clock = Clock()
-        self._log = TransitionLog()
-        self.transitions: list[dict] = self._log.items
         self.recorder = EventRecorder()
-        self.pod_versions: list[tuple[float, str, dict]] = []
         self.actions: list[dict] = []
         document = scenario.simulation
         # A copy: set-probe before the kubelet exists changes it, never the shared scenario.
@@ -92,8 +92,27 @@ class Simulation:
         self.nodes_by_name = {
             n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
         }
+        self._init_pod(scenario.pod)
+        self._submit()
+
+    def __new__(cls, scenario: Any = None, *args: Any, **kwargs: Any) -> Any:
+        """A scenario of workloads (Deployments, ReplicaSets) runs as a ClusterSimulation
+        (engine/cluster.py), which has the same API; a Pod scenario runs here."""
+        if cls is Simulation and getattr(scenario, "workloads", ()):
+            if WORKLOAD_RUNNER[0] is None:
+                raise ValueError("workload scenarios need webapp.engine.cluster imported")
+            return WORKLOAD_RUNNER[0](scenario, *args, **kwargs)
+        return super().__new__(cls)
+
+    def _init_pod(self, pod: dict, created_ms: int = 0) -> None:
+        """The state of one Pod and its kubelet: a scenario's Pod, or (engine/cluster.py) a
+        Pod a controller created at ``created_ms``."""
+        self.created_ms = created_ms
+        self._log = TransitionLog()
+        self.transitions: list[dict] = self._log.items
+        self.pod_versions: list[tuple[float, str, dict]] = []
         self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-        self.pod_object_dict = self._create_pod_object(scenario.pod)
+        self.pod_object_dict = self._create_pod_object(pod)
         self.node_name: str | None = None
         self.kubelet: Kubelet | None = None
         self.scheduled_condition: dict | None = None
@@ -116,7 +135,6 @@ class Simulation:
         self.rejected: dict | None = None  # the kubelet's admission rejected the Pod
         self.podgc_failed: dict | None = None  # PodGC's DisruptionTarget before deleting it
         self._gc_seen_ms: int | None = None
-        self._submit()
 
     # -- construction -------------------------------------------------------------------
 
@@ -179,7 +197,7 @@ class Simulation:
         return admit_service_account(apply_pod_defaults(pod), admission_rng)
 
     def _submit(self) -> None:
-        self._log.record(0, "submitted", self.pod_object, "phase", None, "Pending",
+        self._log.record(self.created_ms, "submitted", self.pod_object, "phase", None, "Pending",
                          "The API server stored the Pod")  # fmt: skip
         if self.pod_spec.get("schedulingGates"):
             # applySchedulingGatedCondition (pkg/registry/core/pod/strategy.go)
@@ -194,8 +212,12 @@ class Simulation:
         node_name = self.pod_spec.get("nodeName")
         if node_name and node_name not in self.nodes_by_name:
             self.clock.schedule(podgc.GC_CHECK_PERIOD_MS, self._pod_gc, URGENT)
-        for action in self.scenario.simulation.get("script") or []:
+        for action in self._own_script():
             self.clock.schedule(to_ms(action.get("at", 0)), self._script_action(action), URGENT)
+
+    def _own_script(self) -> list[dict]:
+        """The scripted actions this run schedules (a cluster's Pods leave them to it)."""
+        return self.scenario.simulation.get("script") or []
 
     def _script_action(self, action: dict):
         return partial(self._run_script_action, action)
@@ -541,8 +563,7 @@ class Simulation:
         if self.pod_spec.get("nodeName"):
             self._assigned()  # spec.nodeName: never queued, the kubelet of that node takes it
             return
-        nodes = [state.obj for state in self.nodes_by_name.values()]
-        result = scheduler.schedule(self.pod_object_dict, nodes)
+        result = self._pick_node()
         if result.node_name is None:
             self.scheduled_condition = {"status": "False", "reason": "Unschedulable",
                                         "message": result.message}  # fmt: skip
@@ -555,6 +576,11 @@ class Simulation:
             self.mark_dirty()
             return
         self.bind(result.node_name)
+
+    def _pick_node(self) -> scheduler.ScheduleResult:
+        """The scheduler's choice among the nodes (a cluster's Pods also spread, cluster.py)."""
+        nodes = [state.obj for state in self.nodes_by_name.values()]
+        return scheduler.schedule(self.pod_object_dict, nodes)
 
     def retry_scheduling(self) -> None:
         if self.node_name is None and (
@@ -729,7 +755,7 @@ class Simulation:
         metadata = {k: v for k, v in source["metadata"].items() if k not in ("resourceVersion",)}
         metadata["uid"] = self.uid
         metadata["resourceVersion"] = str(self._resource_version)
-        metadata["creationTimestamp"] = rfc3339(0)
+        metadata["creationTimestamp"] = rfc3339(self.created_ms)
         if self.deletion_ms is not None:
             metadata["deletionTimestamp"] = rfc3339(self.deletion_timestamp_ms or 0)
             metadata["deletionGracePeriodSeconds"] = self.deletion_grace_seconds

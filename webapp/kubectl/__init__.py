@@ -6,7 +6,7 @@ from webapp.kubectl.duration import human_duration, short_human_duration
 from webapp.kubectl.events import get_events
 from webapp.kubectl.logs import default_container, kubectl_logs, logs_text
 from webapp.kubectl.tables import get_pods
-from webapp.kubectl.watch import watch_lines
+from webapp.kubectl.watch import watch_event_lines, watch_lines, watch_writer
 from webapp.kubectl.yamlview import pod_yaml
 
 __all__ = [
@@ -23,5 +23,7 @@ __all__ = [
     "pod_yaml",
     "print_pod",
     "short_human_duration",
+    "watch_event_lines",
     "watch_lines",
+    "watch_writer",
 ]

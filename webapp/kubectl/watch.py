@@ -42,3 +42,19 @@ def watch_lines(
     # With no event at all kubectl prints nothing; we still return the header so a view
     # has its column titles.
     return lines or writer.flush().splitlines()
+
+
+def watch_writer(*, wide: bool = False) -> Any:
+    """The tabwriter of a `kubectl get pods -w` fed one event at a time (``watch_event_lines``),
+    its header written: the same output as ``watch_lines`` over the same events."""
+    writer = kubectl_table_writer()
+    writer.write(table_line(POD_WIDE_COLUMNS if wide else POD_COLUMNS))
+    return writer
+
+
+def watch_event_lines(
+    writer: Any, now: datetime, pod: dict[str, Any], *, wide: bool = False
+) -> list[str]:
+    """The lines one watch event prints (the header too, with the first event)."""
+    writer.write(table_line(list(print_pod(pod, now, wide=wide).values())))
+    return writer.flush().splitlines()

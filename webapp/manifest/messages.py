@@ -99,6 +99,45 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": '{kind} uses apiVersion "{expected}", not "{apiVersion}"',
         "zh": '{kind} 的 apiVersion 应为 "{expected}"，而不是 "{apiVersion}"',
     },
+    "kind_not_run_yet": {
+        "en": 'kind "{kind}" is real Kubernetes, but this playground does not run it yet; '
+        "it runs: {allowed}",
+        "zh": 'kind "{kind}" 是真实的 Kubernetes 类型，但本演练场还不能运行它；可运行的有：{allowed}',
+    },
+    "playground_limit": {
+        "en": "{value} is more than this playground runs (at most {limit})",
+        "zh": "{value} 超出了本演练场能运行的范围（最多 {limit}）",
+    },
+    "script_unknown_object": {
+        "en": 'the scenario has no {kind} named "{name}"',
+        "zh": '场景中没有名为 "{name}" 的 {kind}',
+    },
+    "traffic_unknown_service": {
+        "en": 'the traffic goes to Service "{service}", which the scenario does not have',
+        "zh": '流量发往 Service "{service}"，但场景中没有这个 Service',
+    },
+    "pdb_both": {
+        "en": "minAvailable and maxUnavailable cannot be both set",
+        "zh": "minAvailable 和 maxUnavailable 不能同时设置",
+    },
+    "empty_selector": {
+        "en": "the selector must not be empty: it must select the template's labels",
+        "zh": "selector 不能为空：它必须选中模板的标签",
+    },
+    "selector_mismatch": {
+        "en": 'selector does not match template labels (selector "{selector}")',
+        "zh": 'selector 与模板的标签不匹配（selector 为 "{selector}"）',
+    },
+    "not_run_yet_field": {
+        "en": "this field is valid Kubernetes, but this playground does not run it yet",
+        "zh": "这个字段在 Kubernetes 中有效，但本演练场还不能运行它",
+    },
+    "pod_and_workload": {
+        "en": "a scenario has either one Pod or workloads (Deployment, ReplicaSet, Job, StatefulSet), not both; "
+        "the Pod starts on line {first_line}",
+        "zh": "场景中要么只有一个 Pod，要么是工作负载（Deployment、ReplicaSet、Job、StatefulSet），不能两者都有；"
+        "Pod 从第 {first_line} 行开始",
+    },
     "no_pod": {
         "en": "the scenario needs exactly one Pod, and it has none",
         "zh": "场景中必须有且只有一个 Pod，但现在一个也没有",

@@ -24,9 +24,22 @@ API_VERSIONS = {
     "Service": "v1",
     "ConfigMap": "v1",
     "Secret": "v1",
+    "Deployment": "apps/v1",
+    "ReplicaSet": "apps/v1",
+    "Job": "batch/v1",
+    "StatefulSet": "apps/v1",
+    "PodDisruptionBudget": "policy/v1",
     SIMULATION: "playground/v1",
 }
-OBJECT_KINDS = ("Pod", "Node", "Service", "ConfigMap", "Secret")
+OBJECT_KINDS = (
+    "Pod", "Node", "Service", "ConfigMap", "Secret", "Deployment", "ReplicaSet", "Job",
+    "StatefulSet", "PodDisruptionBudget",
+)  # fmt: skip
+# What a cluster scenario holds besides Services, Nodes, ConfigMaps and Secrets.
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet", "PodDisruptionBudget")
+# Real kinds the engine does not run yet: refused with a located `kind_not_run_yet`, so a
+# pasted example says what is missing instead of "unknown kind".
+NOT_RUN_YET = ("DaemonSet", "CronJob")
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,8 @@ class Scenario:
     config_maps: tuple[dict[str, Any], ...]
     secrets: tuple[dict[str, Any], ...]
     simulation: dict[str, Any]
+    # Deployments and ReplicaSets, in the order written (a scenario has them or a Pod).
+    workloads: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,14 @@ def _kind_of(document: Document, kinds: Iterable[str]) -> tuple[str | None, list
     elif not isinstance(kind, str):
         findings.append(
             Finding(("kind",), "wrong_type", {"expected": "string", "found": json_type(kind)})
+        )
+    elif kind in NOT_RUN_YET:
+        findings.append(
+            Finding(
+                ("kind",),
+                "kind_not_run_yet",
+                {"kind": kind, "allowed": [k for k in kinds if k != SIMULATION]},
+            )
         )
     elif kind not in kinds:
         findings.append(
@@ -190,6 +213,9 @@ def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scena
     typed, errors, untyped = _read(text, tuple(API_VERSIONS), single=("Pod",))
     pods = [t for t in typed if t.kind == "Pod"]
     simulations = [t for t in typed if t.kind == SIMULATION]
+    workloads = [t for t in typed if t.kind in WORKLOAD_KINDS]
+    if workloads:
+        return _workload_scenario(text, typed, errors, pods, simulations, workloads, horizon)
     if not pods and not untyped and typed:
         # With an untyped document, that one is most likely the Pod: its error says enough.
         errors.append(located_error(0, (), 1, 1, "no_pod", {}))
@@ -226,6 +252,116 @@ def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scena
         secrets=of("Secret"),
         simulation=simulation,
     )
+
+
+def _workload_scenario(
+    text: str,
+    typed: list[_Typed],
+    errors: list[dict[str, Any]],
+    pods: list[_Typed],
+    simulations: list[_Typed],
+    workloads: list[_Typed],
+    horizon: float,
+) -> Scenario:
+    """A scenario of Deployments / ReplicaSets (no Pod of its own): the Simulation document's
+    container entries name the templates' containers."""
+    errors = list(errors)
+    if pods:
+        first = workloads[0].document.mark_of(()).line
+        errors.extend(
+            p.document.locate(Finding(("kind",), "pod_and_workload", {"first_line": first}))
+            for p in pods
+        )
+    errors.extend(_extra(simulations, "extra_simulation"))
+    templates = [
+        {"spec": ((w.data.get("spec") or {}).get("template") or {}).get("spec") or {}}
+        for w in workloads
+        if isinstance(w.data.get("spec"), dict)
+        and isinstance((w.data.get("spec") or {}).get("template"), dict)
+    ]
+    names = list(dict.fromkeys(n for t in templates for n in container_names(t)))
+    refused = {(e["doc"], e["path"]) for e in errors if e["code"] in VALUE_PROBLEMS}
+    services = [(t.data.get("metadata") or {}).get("name") for t in typed if t.kind == "Service"]
+    for simulation in simulations[:1]:
+        findings = simulation_findings(simulation.data, names, _apply_errors, horizon)
+        traffic = simulation.data.get("traffic")
+        wanted = traffic.get("service") if isinstance(traffic, dict) else None
+        if isinstance(wanted, str) and wanted not in services:
+            findings.append(Finding(("traffic", "service"), "traffic_unknown_service",
+                                    {"service": wanted}))  # fmt: skip
+        findings.extend(_script_target_findings(simulation.data, typed))
+        located = (simulation.document.locate(f) for f in findings)
+        errors.extend(e for e in located if (e["doc"], e["path"]) not in refused)
+    if errors:
+        raise ScenarioError(errors)
+
+    def of(kind: str) -> tuple[dict[str, Any], ...]:
+        return tuple(t.data for t in typed if t.kind == kind)
+
+    first = workloads[0].data
+    name_holder = {
+        "metadata": {"name": (first.get("metadata") or {}).get("name", "")},
+        "spec": {"containers": [{"name": n} for n in names]},
+    }
+    simulation = normalise_simulation(simulations[0].data if simulations else None, name_holder)
+    if not simulations:
+        described = comment_description(text)
+        if described["en"]:
+            simulation["description"] = described
+    return Scenario(
+        text=text,
+        pod=None,  # type: ignore[arg-type]
+        nodes=of("Node"),
+        services=of("Service"),
+        config_maps=of("ConfigMap"),
+        secrets=of("Secret"),
+        simulation=simulation,
+        workloads=tuple(w.data for w in workloads),
+    )
+
+
+# Which kinds a workload action's `name` may refer to (its `kind`, or the first one).
+_TARGET_KINDS = {
+    "scale": ("Deployment", "ReplicaSet", "StatefulSet"),
+    "set-image": ("Deployment",),
+    "rollout-restart": ("Deployment",),
+    "rollout-undo": ("Deployment",),
+    "rollout-pause": ("Deployment",),
+    "rollout-resume": ("Deployment",),
+}
+_NODE_ACTIONS = ("cordon", "uncordon", "drain", "node-down", "node-up")
+_DEFAULT_NODES = ("node-1", "node-2", "node-3")  # engine/scheduler.py default_nodes
+
+
+def _script_target_findings(simulation: dict[str, Any], typed: list[_Typed]) -> list[Finding]:
+    """A scripted workload action must name an object (or node) of the scenario: an
+    action that cannot work is an error now, not a step skipped in silence later."""
+    script = simulation.get("script")
+    if not isinstance(script, list):
+        return []
+    names: dict[str, set[str]] = {}
+    for t in typed:
+        name = (t.data.get("metadata") or {}).get("name")
+        if isinstance(name, str):
+            names.setdefault(t.kind, set()).add(name)
+    nodes = names.get("Node") or set(_DEFAULT_NODES)
+    findings = []
+    for i, step in enumerate(script):
+        if not isinstance(step, dict):
+            continue
+        action = step.get("action")
+        if action in _TARGET_KINDS and isinstance(step.get("name"), str):
+            kind = step.get("kind") if isinstance(step.get("kind"), str) else None
+            kinds = (kind,) if kind else _TARGET_KINDS[action][:1]
+            if not any(step["name"] in names.get(k, set()) for k in kinds):
+                findings.append(Finding(("script", i, "name"), "script_unknown_object",
+                                        {"kind": kinds[0], "name": step["name"]}))  # fmt: skip
+        node = step.get("node")
+        if action in _NODE_ACTIONS and isinstance(node, str) and node not in nodes:
+            findings.append(Finding(("script", i, "node"), "script_unknown_node",
+                                    {"node": node, "at": step.get("at", 0),
+                                     "available": ", ".join(sorted(nodes))}))  # fmt: skip
+    return findings
 
 
 def comment_description(text: str) -> dict[str, str]:

@@ -26,6 +26,11 @@ SCHEMA_FILES = {
     "Service": "service-v1.json",
     "ConfigMap": "configmap-v1.json",
     "Secret": "secret-v1.json",
+    "Deployment": "deployment-apps-v1.json",
+    "ReplicaSet": "replicaset-apps-v1.json",
+    "Job": "job-batch-v1.json",
+    "StatefulSet": "statefulset-apps-v1.json",
+    "PodDisruptionBudget": "poddisruptionbudget-policy-v1.json",
 }
 _QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _QUANTITY_KEYWORD = "x-playground-quantity"

@@ -19,6 +19,13 @@ Check = Callable[[Any, Path], Iterator[Finding]]
 ApplyCheck = Callable[[str], list[dict[str, Any]]]
 
 ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+# Actions on workloads (a scenario of Deployments / ReplicaSets, engine/cluster_actions.py).
+WORKLOAD_ACTIONS = (
+    "scale", "rollout-restart", "rollout-undo", "rollout-pause", "rollout-resume", "set-image",
+    "cordon", "uncordon", "drain",
+)  # fmt: skip
+MAX_SCALE = 100  # manifest/rules.py MAX_REPLICAS
+MAX_RPS = 1000
 
 # Limits (docs/architecture.md, "Limits"). A run never goes past its horizon, so every time
 # and duration of the document is at most the horizon; the default is a session's end.
@@ -170,7 +177,34 @@ def text(value: Any, path: Path) -> Iterator[Finding]:
 
 # Fields of each script action besides `at` and `action`, and which are required.
 ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
-    "delete": ({"gracePeriodSeconds": integer(0, INT64_MAX), "force": boolean}, ()),
+    "delete": (
+        {
+            "gracePeriodSeconds": integer(0, INT64_MAX),
+            "force": boolean,
+            "kind": one_of(("Pod",)),
+            "name": string,
+        },
+        (),
+    ),
+    "scale": (
+        {
+            "kind": one_of(("Deployment", "ReplicaSet", "StatefulSet")),
+            "name": string,
+            "replicas": integer(0, MAX_SCALE),
+        },
+        ("name", "replicas"),
+    ),
+    "rollout-restart": ({"name": string}, ("name",)),
+    "rollout-pause": ({"name": string}, ("name",)),
+    "rollout-resume": ({"name": string}, ("name",)),
+    "rollout-undo": ({"name": string, "toRevision": integer(0, INT64_MAX)}, ("name",)),
+    "set-image": (
+        {"name": string, "container": string, "image": string},
+        ("name", "container", "image"),
+    ),
+    "cordon": ({"node": string}, ("node",)),
+    "uncordon": ({"node": string}, ("node",)),
+    "drain": ({"node": string}, ("node",)),
     "set-probe": (
         {"container": string, "probe": one_of(PROBES), "healthy": boolean},
         ("container", "probe", "healthy"),
@@ -208,7 +242,7 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
         if not isinstance(value, dict):
             yield _wrong_type(path, "mapping", value)
             return
-        common: dict[str, Check] = {"at": seconds, "action": one_of(ACTIONS)}
+        common: dict[str, Check] = {"at": seconds, "action": one_of(ACTIONS + WORKLOAD_ACTIONS)}
         action = value.get("action")
         if not isinstance(action, str) or action not in ACTION_FIELDS:
             yield from fields(common, ("at", "action"))(
@@ -281,6 +315,10 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
             "images": map_of(image),
             "script": list_of(script_step, MAX_SCRIPT_STEPS),
             "lesson": lesson,
+            "traffic": fields(
+                {"service": string, "rps": integer(1, MAX_RPS), "propagationSeconds": seconds},
+                ("service",),
+            ),
         },
         ("metadata",),
     )
@@ -503,7 +541,7 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
     name = str((simulation.get("metadata") or {}).get("name", pod_name))
     entries = simulation.get("containers") or {}
     script = [{**step, "at": float(step["at"])} for step in simulation.get("script") or []]
-    return {
+    normalised = {
         "name": name,
         "title": _texts(simulation.get("title"), name),
         "description": _texts(simulation.get("description"), ""),
@@ -543,3 +581,6 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
             for q in lesson_questions(simulation)
         ],
     }
+    if simulation.get("traffic"):
+        normalised["traffic"] = dict(simulation["traffic"])
+    return normalised

@@ -47,4 +47,8 @@ def act(rt: Realtime, session: Session, action: dict[str, Any]) -> None:
                 action_code=code,
                 action_params={k: v for k, v in params.items() if k != "errors"},
             ) from None
-        rt.send_tick(session)
+        if action["action"] == "focus":
+            # the single-Pod views now follow another Pod: its whole history, in a snapshot
+            rt.send_snapshot(session, to_room=True)
+        else:
+            rt.send_tick(session)

@@ -1,4 +1,5 @@
-"""The built-in scenarios: `scenarios/*.yaml`, parsed once and cached.
+"""The built-in scenarios: `scenarios/*.yaml`, then the workload lessons of
+`scenarios/workloads/*.yaml` (docs/workloads.md), parsed once and cached.
 
 catalog = ScenarioCatalog(resource_dir("scenarios"))
 catalog.get("plain-pod")      # a parsed Scenario, or None
@@ -27,7 +28,12 @@ class ScenarioCatalog:
         with self._lock:
             if self._scenarios is None:
                 scenarios = {}
-                for path in sorted(self.folder.glob("*.yaml")):
+                paths = sorted(self.folder.glob("*.yaml"))
+                paths += sorted((self.folder / "workloads").glob("*.yaml"))
+                for path in paths:
+                    if path.stem in scenarios:
+                        log.error("built-in scenario %s repeats a name", path)
+                        continue
                     try:
                         scenario = parse_scenario(path.read_text(encoding="utf-8"))
                     except ScenarioError as error:

@@ -11,7 +11,20 @@ from collections.abc import Iterable
 from typing import Any
 
 # The engine's action words (ARCHITECTURE.md, "Engine API").
-ACTION_WORDS = frozenset({"delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply"})
+ACTION_WORDS = frozenset(
+    {"delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply"}
+    # a workload scenario's (engine/cluster_actions.py); a Pod scenario's engine refuses them
+    | {
+        "scale",
+        "rollout-restart",
+        "rollout-undo",
+        "set-image",
+        "cordon",
+        "uncordon",
+        "drain",
+        "focus",
+    }
+)
 MAX_ACTIONS = 1000
 MAX_SHORT_TEXT = 256  # names, ids, container names: anything that is not YAML
 

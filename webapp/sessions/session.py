@@ -208,7 +208,8 @@ class Session:
             **self.cache.state(),
             "transitions": list(sim.transitions),
             "scenario": {
-                "name": simulation.get("name") or self.scenario.pod["metadata"].get("name", ""),
+                "name": simulation.get("name")
+                or (self.scenario.pod or {}).get("metadata", {}).get("name", ""),
                 "title": simulation.get("title"),
                 "description": simulation.get("description"),
                 "lesson": simulation.get("lesson", []),

@@ -18,10 +18,12 @@ from collections import OrderedDict
 from typing import Any
 
 from webapp import kubectl
+from webapp.kubectl import workloads as kubectl_workloads
 from webapp.sessions.wire import Fragments, encode
 
 # The parts of `state` whose JSON text is kept between ticks (webapp.sessions.wire).
-CACHED_KEYS = ("pod", "events", "endpointSlices", "nodes", "views")
+CACHED_KEYS = ("pod", "events", "endpointSlices", "nodes", "views", "cluster")
+TRAFFIC_SECONDS = 120  # the page's requests/s chart: the last two minutes
 LOG_TAIL = 200  # `kubectl logs --tail=200`: the page shows the end of each log
 
 
@@ -83,9 +85,19 @@ class StateCache:
         self.nodes: list[dict[str, Any]] = []
         self.views: dict[str, Any] = {}  # replaced, never changed in place
         self._logs_key: Any = None
+        self.cluster: dict[str, Any] | None = None  # a workload scenario's objects and traffic
+        self._cluster_key: Any = None
+        self._cluster_watch = ClusterWatch()
 
     def refresh(self, wall_now: float | None = None) -> None:
         """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
+        if hasattr(self.sim, "objects"):
+            if self.sim.focus_name != (self.cluster or {}).get("focus"):
+                # another Pod drives the single-Pod views: read and render them anew
+                self._transitions_seen = self._versions_seen = self._versions_rendered = -1
+                self._views_stale = True
+                self._logs_key = None
+            self._read_cluster()
         revision = getattr(self.sim, "revision", None)  # moves with a longer probe run too
         seen = len(self.sim.transitions) if revision is None else revision
         if seen != self._transitions_seen:
@@ -129,6 +141,19 @@ class StateCache:
             self.fragments.put("pod", self.pod, encode(self.pod))
             self._views_stale = True
 
+    def _read_cluster(self) -> None:
+        """A workload scenario's part of `state` (docs/internals.md, "cluster"), built again
+        when the run moved (any Pod, not only the focus one, may have changed)."""
+        sim = self.sim
+        key = (sim.clock.processed, sim.now_ms, sim.focus_name, len(sim.actions))
+        if key == self._cluster_key:
+            return
+        self._cluster_key = key
+        value = cluster_state(sim)
+        value["views"]["watch"] = self._cluster_watch.text(sim)
+        if self._keep("cluster", value):
+            self.cluster = value
+
     def _render_views(self) -> None:
         sim, pod = self.sim, self.pod
         now = sim.wall_time()
@@ -157,7 +182,7 @@ class StateCache:
         if key == self._logs_key and previous is not None:
             return previous
         self._logs_key = key
-        written = pod or sim.scenario.pod
+        written = pod or sim.scenario.pod or {}
         spec = written.get("spec") or {}
         pod_name = (written.get("metadata") or {}).get("name", "")
         names = [c["name"] for k in ("initContainers", "containers") for c in spec.get(k) or []]
@@ -182,4 +207,124 @@ class StateCache:
             "nodes": self.nodes,
             "views": self.views,
             "stage": stage_of(self.sim.transitions),
+            **({"cluster": self.cluster} if self.cluster is not None else {}),
         }
+
+
+WATCH_LINES = 300  # `kubectl get pods -w` across Pods: the last lines sent to the page
+
+
+class ClusterWatch:
+    """`kubectl get pods -w` over every Pod of a cluster run, fed incrementally: one
+    tabwriter with kubectl's remembered widths, new watch events formatted once each."""
+
+    def __init__(self) -> None:
+        self._source: Any = None
+        self._seen = 0
+        self._writer: Any = None
+        self._lines: list[str] = []
+
+    def text(self, sim: Any) -> str:
+        versions = sim.watch_versions
+        if versions is not self._source:  # another run (a replay): start again
+            self._source, self._seen, self._lines = versions, 0, []
+            self._writer = kubectl.watch_writer()
+        for t, _kind, pod in versions[self._seen :]:
+            self._lines.extend(kubectl.watch_event_lines(self._writer, sim.wall_time(t), pod))
+        self._seen = len(versions)
+        if len(self._lines) > WATCH_LINES + 1:
+            self._lines = [self._lines[0], *self._lines[-WATCH_LINES:]]
+        return "\n".join(self._lines)
+
+
+def _describes(sim: Any, deployments: list, replica_sets: list, jobs: list, stateful_sets: list,
+               pods: list, now: Any) -> dict[str, str]:  # fmt: skip
+    """`kubectl describe deployment|job|statefulset NAME` for every one of them."""
+    from webapp.engine.controllers.rules import deployment as deployment_rules
+
+    events = sim.events()
+    texts = {}
+    for deployment in deployments:
+        uid = deployment["metadata"]["uid"]
+        owned = [rs for rs in replica_sets
+                 if any(r.get("uid") == uid for r in rs["metadata"].get("ownerReferences") or [])]  # fmt: skip
+        new = deployment_rules.find_new_replica_set(deployment, owned)
+        old = deployment_rules.find_old_replica_sets(deployment, owned)
+        mine = kubectl_workloads.events_of_object(deployment, "Deployment", events)
+        texts[f"deployment/{deployment['metadata']['name']}"] = (
+            kubectl_workloads.describe_deployment(deployment, old, [new] if new else [], mine, now)
+        )
+    for job in jobs:
+        mine = kubectl_workloads.events_of_object(job, "Job", events)
+        texts[f"job/{job['metadata']['name']}"] = kubectl_workloads.describe_job(job, mine, now)
+    for sts in stateful_sets:
+        uid = sts["metadata"]["uid"]
+        owned_pods = [p for p in pods
+                      if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]  # fmt: skip
+        mine = kubectl_workloads.events_of_object(sts, "StatefulSet", events)
+        texts[f"statefulset/{sts['metadata']['name']}"] = kubectl_workloads.describe_statefulset(
+            sts, owned_pods, mine, now
+        )
+    return texts
+
+
+def _owner(obj: dict[str, Any]) -> dict[str, str] | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return {"kind": ref.get("kind", ""), "name": ref.get("name", "")}
+    return None
+
+
+def cluster_state(sim: Any) -> dict[str, Any]:
+    """Every Pod (name, node, owner and its `kubectl get pods` cells) for the cluster strip,
+    the workloads, the traffic counts (the last TRAFFIC_SECONDS per second) and the kubectl
+    views of the cluster, rendered here so the page never re-derives them."""
+    now = sim.wall_time()
+    pods = sim.objects("Pod")
+    deployments = sim.objects("Deployment")
+    replica_sets = sim.objects("ReplicaSet")
+    jobs = sim.objects("Job")
+    stateful_sets = sim.objects("StatefulSet")
+    slices = sim.objects("EndpointSlice")
+    traffic = sim.traffic()
+    if traffic is not None:
+        traffic = dict(traffic, perSecond=traffic["perSecond"][-TRAFFIC_SECONDS:])
+    rollout = {}
+    for kind, objects in (("Deployment", deployments), ("StatefulSet", stateful_sets)):
+        for obj in objects:
+            text, _done = kubectl_workloads.rollout_status_transcript(kind, [obj])
+            rollout[f"{kind.lower()}/{obj['metadata']['name']}"] = text
+    return {
+        "focus": sim.focus_name,
+        "pods": [
+            {
+                "name": pod["metadata"]["name"],
+                "node": (pod.get("spec") or {}).get("nodeName"),
+                "owner": _owner(pod),
+                "columns": kubectl.pod_columns(pod, now),
+            }
+            for pod in pods
+        ],
+        "deployments": deployments,
+        "replicaSets": replica_sets,
+        "jobs": jobs,
+        "statefulSets": stateful_sets,
+        "traffic": traffic,
+        "views": {
+            "get": kubectl_workloads.get_many(
+                [
+                    ("Pod", pods),
+                    ("ReplicaSet", replica_sets),
+                    ("Deployment", deployments),
+                    ("Job", jobs),
+                ],
+                now,
+                wide=True,
+            ),
+            "endpointslices": kubectl_workloads.get_endpointslices(slices, now),
+            "rolloutStatus": rollout,
+            "pdbs": kubectl_workloads.get_pdbs(sim.objects("PodDisruptionBudget"), now),
+            "describe": _describes(sim, deployments, replica_sets, jobs, stateful_sets, pods, now),
+            "drains": {node: "\n".join(run.lines) + "\n" for node, run in sim.drains.items()},
+        },
+    }

@@ -59,6 +59,18 @@ def endpoint_slice(service: dict, pod: dict | None) -> dict:
     }
 
 
+def endpoint_slice_for_pods(service: dict, pods: list[dict]) -> dict:
+    """The EndpointSlice of ``service`` over many Pods (a workload's): one endpoint per
+    selected Pod that should be in endpoints, in the order given; ports resolved on the
+    first of them. No endpoint gives the placeholder slice, as ``endpoint_slice`` does."""
+    chosen = [p for p in pods if service_selects(service, p) and should_pod_be_in_endpoints(p)]
+    if not chosen:
+        return endpoint_slice(service, None)
+    slice_ = endpoint_slice(service, chosen[0])
+    slice_["endpoints"] = [pod_to_endpoint(pod, service) for pod in chosen]
+    return slice_
+
+
 def endpoint_slice_name(service: dict) -> str:
     """``<service>-<5 chars>``: generateName with a suffix derived from the Service, so the
     same scenario always gives the same name."""

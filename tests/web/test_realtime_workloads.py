@@ -1,0 +1,145 @@
+"""The Socket.IO contract for a workload scenario: the same snapshot/tick as for a Pod, plus
+`cluster` (every Pod, the workloads, the traffic, the kubectl views), and the `focus` action
+that picks which Pod the single-Pod views show."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask_socketio import SocketIOTestClient
+
+from webapp import create_app, socketio_of
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLLING = (ROOT / "scenarios" / "workloads" / "rolling-update.yaml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    yield create_app(
+        {
+            "TESTING": True,
+            "PLAYGROUND_DB": str(tmp_path / "links.sqlite3"),
+            "SESSION_SCHEDULER": False,
+        }
+    )
+
+
+@pytest.fixture
+def client(app: Flask) -> SocketIOTestClient:
+    client = socketio_of(app).test_client(app)
+    client.get_received()
+    return client
+
+
+def one(client: SocketIOTestClient, name: str) -> dict[str, Any]:
+    messages = client.get_received()
+    assert [m["name"] for m in messages] == [name], messages
+    return messages[0]["args"][0]
+
+
+def test_a_workload_scenario_joins_and_shows_every_pod(client: SocketIOTestClient) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    snapshot = one(client, "snapshot")
+    cluster = snapshot["cluster"]
+    assert len(cluster["pods"]) == 3
+    assert cluster["focus"] == cluster["pods"][0]["name"]
+    assert snapshot["pod"]["metadata"]["name"] == cluster["focus"]
+    assert {p["owner"]["kind"] for p in cluster["pods"]} == {"ReplicaSet"}
+    client.emit("clock", {"op": "seek", "value": 120})
+    later = one(client, "snapshot")["cluster"]
+    assert [p["columns"]["STATUS"] for p in later["pods"]] == ["Running"] * 3
+    assert later["views"]["rolloutStatus"] == {
+        "deployment/web": 'deployment "web" successfully rolled out\n'
+    }
+    assert "deployment.apps/web" in later["views"]["get"]
+    assert later["traffic"]["failed"] > later["traffic"]["noEndpoints"]
+    assert later["traffic"]["perSecond"][-1][0] == 120
+
+
+def test_focus_switches_the_single_pod_views_and_survives_a_seek(
+    client: SocketIOTestClient,
+) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    one(client, "snapshot")
+    client.emit("clock", {"op": "seek", "value": 20})
+    pods = one(client, "snapshot")["cluster"]["pods"]
+    other = pods[2]["name"]
+    client.emit("act", {"action": "focus", "name": other})
+    snapshot = one(client, "snapshot")
+    assert snapshot["cluster"]["focus"] == other
+    assert snapshot["pod"]["metadata"]["name"] == other
+    assert snapshot["transitions"][0]["object"] == f"Pod/{other}"
+    client.emit("clock", {"op": "seek", "value": 25})
+    assert one(client, "snapshot")["cluster"]["focus"] == other
+    client.emit("act", {"action": "focus", "name": "nope"})
+    refused = one(client, "error")
+    assert refused["code"] == "action_refused"
+
+
+def test_scale_over_the_wire_and_a_pod_scenario_refuses_it(client: SocketIOTestClient) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    one(client, "snapshot")
+    client.emit("act", {"action": "scale", "name": "web", "replicas": 5})
+    tick = one(client, "tick")
+    assert len(tick["cluster"]["pods"]) == 5
+    client.emit("join", {"scenario": "plain-pod"})
+    snapshot = one(client, "snapshot")
+    assert "cluster" not in snapshot
+    client.emit("act", {"action": "scale", "name": "web", "replicas": 5})
+    assert one(client, "error")["code"] == "action_refused"
+
+
+def test_the_workload_lessons_are_built_ins(app: Flask, client: SocketIOTestClient) -> None:
+    names = [item["name"] for item in app.test_client().get("/api/scenarios").json]
+    assert {"rolling-update", "rolling-update-prestop", "job-indexed", "drain-with-pdb"} <= set(
+        names
+    )
+    assert names.index("plain-pod") < names.index("rolling-update")  # Pod lessons first
+    client.emit("join", {"scenario": "rolling-update-prestop"})
+    snapshot = one(client, "snapshot")
+    assert snapshot["scenario"]["name"] == "rolling-update-prestop"
+    assert snapshot["cluster"]["traffic"]["service"] == "web"
+
+
+def test_a_workload_share_link_opens_at_its_moment_with_its_focus(
+    app: Flask, client: SocketIOTestClient
+) -> None:
+    client.emit("join", {"yaml": ROLLING})
+    pods = one(client, "snapshot")["cluster"]["pods"]
+    actions = [
+        {"at": 10, "action": "focus", "name": pods[1]["name"]},
+        {"at": 15, "action": "scale", "name": "web", "replicas": 4},
+    ]
+    body = {"yaml": ROLLING, "actions": actions, "at": 50}
+    response = app.test_client().post("/api/share", json=body)
+    assert response.status_code == 201, response.json
+    client.emit("join", {"share": response.json["id"]})
+    snapshot = one(client, "snapshot")
+    assert snapshot["now"] == 50
+    assert snapshot["cluster"]["focus"] == pods[1]["name"]
+    # the rollout at 30 s replaced that Pod: the views follow it to its end
+    assert snapshot["pod"] is None
+    assert snapshot["transitions"][0]["object"] == f"Pod/{pods[1]['name']}"
+    assert any(t["step"] == "removed" for t in snapshot["transitions"])
+    assert len(snapshot["cluster"]["pods"]) >= 4
+    assert [a["action"] for a in snapshot["actions"]] == ["focus", "scale"]
+
+
+def test_seeking_back_in_a_cluster_run_shows_exactly_what_was_seen(
+    client: SocketIOTestClient,
+) -> None:
+    client.emit("join", {"scenario": "rolling-update"})
+    one(client, "snapshot")
+    client.emit("clock", {"op": "seek", "value": 45})
+    seen = one(client, "snapshot")
+    client.emit("clock", {"op": "seek", "value": 150})
+    assert one(client, "snapshot")["now"] == 150
+    client.emit("clock", {"op": "seek", "value": 45})
+    again = one(client, "snapshot")
+    for key in ("pod", "events", "transitions", "endpointSlices", "cluster"):
+        assert again[key] == seen[key], key

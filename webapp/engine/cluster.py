@@ -1,0 +1,727 @@
+"""A small cluster of many Pods owned by workloads (Deployments, ReplicaSets).
+
+Each Pod is a :class:`PodRun`: the single-Pod :class:`Simulation` (its API object, kubelet,
+transitions and watch versions exactly as for a scenario's Pod) on the cluster's shared
+clock, Event recorder, nodes and image registry. The :class:`ClusterSimulation` owns them,
+runs the Deployment and ReplicaSet controllers (controllers/deployment.py,
+controllers/replicaset.py, whose decisions come from controllers/rules/), keeps one
+EndpointSlice per Service over every Pod, and sends the simulated client's requests
+through the Service (:mod:`traffic`). Its API is the Simulation's: the single-Pod views
+(``pod()``, ``transitions``, ``pod_versions``, logs) show the *focus* Pod, and
+``objects(kind)``, ``pod(name)``, ``traffic()`` and ``focus(name)`` see the rest.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import uuid
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from webapp.engine import scheduler
+from webapp.engine.actions import ActionError
+from webapp.engine.api.events import EventRecorder, ObjectReference
+from webapp.engine.apiserver.defaults import apply_pod_defaults
+from webapp.engine.controllers import deployment as deployment_controller
+from webapp.engine.controllers import disruption as disruption_controller
+from webapp.engine.controllers import job as job_controller
+from webapp.engine.controllers import replicaset as replicaset_controller
+from webapp.engine.controllers import statefulset as statefulset_controller
+from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
+from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
+from webapp.engine.controllers.rules import job as job_rules
+from webapp.engine.core.clock import URGENT, Clock
+from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
+from webapp.engine.kubelet.images import ImageRegistry
+from webapp.engine.simulation import MAX_ACTIONS, WORKLOAD_RUNNER, Simulation, _checked_horizon
+from webapp.engine.traffic import Traffic
+from webapp.manifest import DEFAULT_HORIZON_SECONDS
+
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet")
+# Rounds of Deployment then ReplicaSet syncs in one controller pass: each round reacts to
+# what the previous one changed; a pass ends when a round changes nothing.
+MAX_SYNC_ROUNDS = 8
+# Pods one run may create in all (docs/limits.md): past it the controllers' creates fail
+# with a FailedCreate Warning, so a crash-looping Job or a churning set stays bounded.
+MAX_PODS_CREATED = 2000
+MAX_LIVE_PODS = 100  # ... and at most this many at once, over all workloads
+
+
+class _WatchTee(list):
+    """A Pod's watch versions that also go, in order, to the cluster's watch of every Pod
+    (what `kubectl get pods -w` receives across Pods)."""
+
+    __slots__ = ("merged",)
+
+    def __init__(self, merged: list) -> None:
+        super().__init__()
+        self.merged = merged
+
+    def append(self, item: Any) -> None:
+        super().append(item)
+        self.merged.append(item)
+
+    def __reduce__(self) -> Any:
+        return (_WatchTee._restore, (self.merged, list(self)))
+
+    @staticmethod
+    def _restore(merged: list, items: list) -> _WatchTee:
+        tee = _WatchTee(merged)
+        list.extend(tee, items)
+        return tee
+
+
+class PodRun(Simulation):
+    """One Pod of the cluster, created by a controller at the cluster's current time."""
+
+    def __init__(self, cluster: ClusterSimulation, pod: dict, seed: str) -> None:
+        self.cluster = cluster
+        self.horizon_ms = cluster.horizon_ms
+        self.scenario = cluster.scenario
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.clock = cluster.clock
+        self.recorder = cluster.recorder
+        self.actions = []
+        self.behaviours = copy.deepcopy(cluster.behaviours)
+        self.images = cluster.images
+        self.config_maps = cluster.config_maps
+        self.secrets = cluster.secrets
+        self.services = cluster.services
+        self.nodes_by_name = cluster.nodes_by_name
+        self._init_pod(pod, created_ms=cluster.clock.now_ms)
+        self.pod_versions = _WatchTee(cluster.watch_versions)
+        self._submit()
+
+    def _own_script(self) -> list[dict]:
+        return []  # the cluster runs the script
+
+    def mark_dirty(self) -> None:
+        self._dirty = True
+        self.cluster.dirty[self.pod_name] = self
+
+    def _update_endpoints(self, pod: dict | None, container: str | None = None) -> None:
+        self.cluster.pod_changed(self)
+
+    def _pick_node(self) -> scheduler.ScheduleResult:
+        """The scheduler's filters, then spreading: the feasible node with the fewest Pods of
+        the same owner, then the fewest Pods (default topology spreading and
+        LeastAllocated, well enough that replicas spread), then by name."""
+        nodes = [state.obj for state in self.nodes_by_name.values()]
+        result = scheduler.schedule(self.pod_object_dict, nodes)
+        if result.node_name is None:
+            return result
+        owner = _owner_uid(self.pod_object_dict)
+        counts: dict[str, list[int]] = {name: [0, 0] for name in self.nodes_by_name}
+        for run in self.cluster.live_runs():
+            if run is self or run.node_name not in counts:
+                continue
+            counts[run.node_name][1] += 1
+            if owner and _owner_uid(run.pod_object_dict) == owner:
+                counts[run.node_name][0] += 1
+        feasible = [
+            (counts[name][0], counts[name][1], name)
+            for name in self.nodes_by_name
+            if scheduler.schedule(self.pod_object_dict, [self.nodes_by_name[name].obj]).node_name
+        ]
+        return scheduler.ScheduleResult(min(feasible)[2], "") if feasible else result
+
+
+# What apply_pod_defaults fills in that only a Pod's admission adds (ServiceAccount,
+# Priority, DefaultTolerationSeconds): a Pod template keeps these as written.
+_ADMISSION_ONLY = ("serviceAccountName", "serviceAccount", "preemptionPolicy", "priority",
+                   "tolerations")  # fmt: skip
+
+
+def template_spec_defaults(spec: dict) -> dict:
+    """``SetDefaults_PodSpec`` on a workload's Pod template: the Pod defaults without what
+    the Pod admission plugins add (those come when each Pod is created)."""
+    defaulted = apply_pod_defaults({"metadata": {}, "spec": spec})["spec"]
+    for key in _ADMISSION_ONLY:
+        if key in spec:
+            defaulted[key] = copy.deepcopy(spec[key])
+        else:
+            defaulted.pop(key, None)
+    return defaulted
+
+
+def _owner_uid(obj: dict) -> str:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref.get("uid", "")
+    return ""
+
+
+class ClusterSimulation:
+    """A deterministic run of a workload scenario (same API as :class:`Simulation`)."""
+
+    max_actions = MAX_ACTIONS
+    coasting = False
+
+    def __init__(
+        self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
+    ) -> None:
+        self.horizon_ms = _checked_horizon(scenario, horizon)
+        self.scenario = scenario
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.names = random.Random(f"{seed}/names")  # generated names and UIDs
+        self.clock = Clock()
+        self.recorder = EventRecorder()
+        self.actions: list[dict] = []
+        document = scenario.simulation
+        self.behaviours: dict[str, dict] = copy.deepcopy(document.get("containers") or {})
+        self.images = ImageRegistry(document.get("images") or {}, self.rng)
+        self.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
+        self.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
+        self.services = {o["metadata"]["name"]: o for o in scenario.services}
+        nodes = list(scenario.nodes) or scheduler.default_nodes()
+        self.nodes_by_name = {
+            n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
+        }
+        # every Pod's watch versions (t, "ADDED"|"MODIFIED"|"DELETED", pod), in order
+        self.watch_versions: list[tuple[float, str, dict]] = []
+        self.runs: dict[str, PodRun] = {}  # every Pod ever created, in creation order
+        self._owned: dict[str, dict[str, PodRun]] = {}  # owner uid -> its Pods not yet removed
+        self.dirty: dict[str, PodRun] = {}  # Pods whose object must be rebuilt
+        self.deployments: dict[str, dict] = {}
+        # Deployment uid -> (key, (new RS uid, old RS uids)): controllers/deployment.py
+        self.rs_split_cache: dict[str, tuple] = {}
+        self.replica_sets: dict[str, dict] = {}
+        self.jobs: dict[str, dict] = {}
+        self.stateful_sets: dict[str, dict] = {}
+        self.sts_revisions: dict[str, dict[str, dict]] = {}  # set -> revision -> template
+        self.pdbs: dict[str, dict] = {}
+        self.drains: dict[str, disruption_controller.Drain] = {}  # node -> its kubectl drain
+        self.gone: list[PodRun] = []  # Pods whose name a StatefulSet's new Pod took again
+        self.job_backoff: dict[str, job_rules.BackoffRecord] = {}
+        self._slices: dict[str, dict] = {}
+        self._slice_created: dict[str, str] = {}
+        # (t, object) per Deployment each time it changed: what `kubectl rollout status` and
+        # `get -w` would have received
+        self.deployment_versions: dict[str, list[tuple[float, dict]]] = {}
+        self._sync_due: set[int] = set()
+        self._full_due: set[int] = set()  # instants whose pass syncs every controller
+        self._dirty_uids: set[str] = set()  # controllers whose Pods changed since their sync
+        self._syncing = False
+        self.focus_name: str | None = None
+        self._limit_reported = False
+        for workload in scenario.workloads:
+            self._create_workload(workload)
+        traffic = document.get("traffic")
+        self.traffic_client = Traffic(self, traffic) if traffic else None
+        for action in document.get("script") or []:
+            self.clock.schedule(to_ms(action.get("at", 0)), partial(self._scripted, action), URGENT)
+        self.sync()
+
+    # -- construction ---------------------------------------------------------------------
+
+    def _uid(self) -> str:
+        return str(uuid.UUID(int=self.names.getrandbits(128), version=4))
+
+    def _create_workload(self, obj: dict) -> None:
+        """The API server's create: metadata (uid, generation, creationTimestamp) and the
+        apps/v1 defaults (replicas 1, RollingUpdate 25 %/25 %, revisionHistoryLimit 10,
+        progressDeadlineSeconds 600; the template's Pod spec defaults)."""
+        obj = copy.deepcopy(obj)
+        metadata = obj.setdefault("metadata", {})
+        metadata.setdefault("namespace", "default")
+        metadata["uid"] = self._uid()
+        metadata["generation"] = 1
+        metadata["creationTimestamp"] = rfc3339(self.clock.now_ms)
+        spec = obj.setdefault("spec", {})
+        if obj["kind"] == "PodDisruptionBudget":
+            if spec.get("minAvailable") is None and spec.get("maxUnavailable") is None:
+                spec["minAvailable"] = 1  # SetDefaults_PodDisruptionBudgetSpec
+            obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
+                             "expectedPods": 0}  # fmt: skip
+            self.pdbs[metadata["name"]] = obj
+            return
+        if obj["kind"] == "Job":
+            self._create_job(obj)
+            return
+        spec.setdefault("replicas", 1)
+        template = spec.setdefault("template", {})
+        template["spec"] = template_spec_defaults(template.get("spec") or {})
+        if obj["kind"] == "StatefulSet":
+            spec.setdefault("podManagementPolicy", "OrderedReady")
+            spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
+            spec.setdefault("revisionHistoryLimit", 10)
+            obj["status"] = {"replicas": 0, "availableReplicas": 0}
+            self.stateful_sets[metadata["name"]] = obj
+        elif obj["kind"] == "Deployment":
+            strategy = spec.setdefault("strategy", {})
+            strategy.setdefault("type", "RollingUpdate")
+            if strategy["type"] == "RollingUpdate":
+                rolling = strategy.setdefault("rollingUpdate", {})
+                rolling.setdefault("maxSurge", "25%")
+                rolling.setdefault("maxUnavailable", "25%")
+            spec.setdefault("revisionHistoryLimit", 10)
+            spec.setdefault("progressDeadlineSeconds", 600)
+            obj["status"] = {}
+            self.deployments[metadata["name"]] = obj
+        else:
+            obj["status"] = {"replicas": 0}
+            self.replica_sets[metadata["name"]] = obj
+
+    def _create_job(self, job: dict) -> None:
+        """``SetDefaults_Job`` and the Job strategy's generated selector and labels."""
+        spec = job["spec"]
+        if spec.get("completions") is None and spec.get("parallelism") is None:
+            spec["completions"] = 1
+        spec.setdefault("parallelism", 1)
+        spec.setdefault("backoffLimit", job_rules.backoff_limit(job))
+        spec.setdefault("completionMode", "NonIndexed")
+        spec.setdefault("suspend", False)
+        spec.setdefault("podReplacementPolicy", job_rules.pod_replacement_policy(job))
+        template = spec.setdefault("template", {})
+        generated = job_rules.generate_selector(job)
+        if spec.get("selector") is None:
+            spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid":
+                                                job["metadata"]["uid"]}}  # fmt: skip
+            spec["manualSelector"] = False
+        labels = dict((template.get("metadata") or {}).get("labels") or {})
+        labels.update(generated)
+        template["metadata"] = {**(template.get("metadata") or {}), "labels": labels}
+        template["spec"] = template_spec_defaults(template.get("spec") or {})
+        job["metadata"].setdefault("labels", {}).update(
+            {k: v for k, v in generated.items() if k.startswith("batch.")}
+        )
+        job["status"] = {}
+        self.jobs[job["metadata"]["name"]] = job
+
+    def scale_of(self, ref: dict) -> tuple[str, int] | None:
+        """(controller uid, replicas) of a Pod's controller for a PodDisruptionBudget: a
+        ReplicaSet counts its Deployment's replicas when it has one (``getExpectedScale``)."""
+        kind, name = ref.get("kind"), ref.get("name", "")
+        if kind == "ReplicaSet" and name in self.replica_sets:
+            rs = self.replica_sets[name]
+            owner = _owner_uid(rs)
+            for deployment in self.deployments.values():
+                if deployment["metadata"]["uid"] == owner:
+                    return owner, int(deployment["spec"].get("replicas", 1))
+            return rs["metadata"]["uid"], int(rs["spec"].get("replicas", 1))
+        if kind == "StatefulSet" and name in self.stateful_sets:
+            sts = self.stateful_sets[name]
+            return sts["metadata"]["uid"], int(sts["spec"].get("replicas", 1))
+        return None
+
+    def drain(self, node: str) -> None:
+        """``kubectl drain NODE --ignore-daemonsets``."""
+        run = disruption_controller.Drain(self, node)
+        self.drains[node] = run
+        run.start()
+
+    def delete_job(self, job: dict) -> None:
+        """The ttl-after-finished controller's delete (background propagation: the Pods go)."""
+        uid = job["metadata"]["uid"]
+        self.jobs.pop(job["metadata"]["name"], None)
+        for run in list(self.runs.values()):
+            if not run.pod_removed and _owner_uid(run.pod_object_dict) == uid:
+                run.delete_pod(None, cause=f"Job {job['metadata']['name']} deleted")
+        self._flush_pods()
+
+    def remove_finalizer(self, pod_name: str, finalizer: str) -> None:
+        run = self.runs.get(pod_name)
+        if run is None or run.pod_removed:
+            return
+        metadata = run.pod_object_dict["metadata"]
+        finalizers = [f for f in metadata.get("finalizers") or [] if f != finalizer]
+        if finalizers != (metadata.get("finalizers") or []):
+            run.pod_object_dict = {**run.pod_object_dict, "metadata": {**metadata}}
+            if finalizers:
+                run.pod_object_dict["metadata"]["finalizers"] = finalizers
+            else:
+                run.pod_object_dict["metadata"].pop("finalizers", None)
+            run.mark_dirty()
+
+    # -- the objects ----------------------------------------------------------------------
+
+    def live_runs(self) -> list[PodRun]:
+        return [run for run in self.runs.values() if not run.pod_removed]
+
+    def owned_pods(self, owner: dict) -> list[dict]:
+        """The Pod objects (not yet removed) whose controller is ``owner``, oldest first."""
+        found = []
+        owned = self._owned.get(owner["metadata"]["uid"])
+        if not owned:
+            return found
+        for name, run in list(owned.items()):
+            if run.pod_removed:
+                del owned[name]  # gone from the API: never owned again
+                continue
+            pod = run.pod()
+            if pod is not None:
+                found.append(pod)
+        return found
+
+    def owned_replica_sets(self, deployment: dict) -> list[dict]:
+        uid = deployment["metadata"]["uid"]
+        return [rs for rs in self.replica_sets.values() if _owner_uid(rs) == uid]
+
+    def siblings(self, rs: dict) -> list[dict]:
+        owner = _owner_uid(rs)
+        if not owner:
+            return [rs]
+        return [other for other in self.replica_sets.values() if _owner_uid(other) == owner]
+
+    def replica_set(self, name: str) -> dict | None:
+        return self.replica_sets.get(name)
+
+    def add_replica_set(self, rs: dict) -> None:
+        rs["metadata"]["uid"] = self._uid()
+        rs["metadata"]["generation"] = 1
+        self.replica_sets[rs["metadata"]["name"]] = rs
+
+    def delete_replica_set(self, rs: dict) -> None:
+        self.replica_sets.pop(rs["metadata"]["name"], None)
+
+    def can_create(self, owner: dict) -> bool:
+        """False (with one FailedCreate Warning on ``owner``) once MAX_PODS_CREATED Pods were
+        created in this run."""
+        live = sum(len(owned) for owned in self._owned.values())
+        if len(self.runs) + len(self.gone) < MAX_PODS_CREATED and live < MAX_LIVE_PODS:
+            return True
+        if not self._limit_reported:
+            self._limit_reported = True
+            message = (
+                f"the playground's limit of {MAX_PODS_CREATED} Pods per run is reached"
+                if live < MAX_LIVE_PODS
+                else f"the playground runs at most {MAX_LIVE_PODS} Pods at once"
+            )
+            self.workload_event(owner, "Warning", "FailedCreate", f"Error creating: {message}",
+                                component="playground")  # fmt: skip
+        return False
+
+    def create_pod(self, pod: dict) -> PodRun:
+        name = pod["metadata"]["name"]
+        earlier = self.runs.pop(name, None)
+        if earlier is not None:  # a StatefulSet's ordinal name, its former Pod gone
+            self.gone.append(earlier)
+        seed = f"{self.seed}/pod/{name}" + (f"/{len(self.gone)}" if earlier is not None else "")
+        run = PodRun(self, pod, seed=seed)
+        self.runs[name] = run
+        self._owned.setdefault(_owner_uid(pod), {})[name] = run
+        if self.focus_name is None:
+            self.focus_name = name
+        return run
+
+    def delete_pod_named(
+        self, name: str, grace_seconds: int | None = None, *, force: bool = False, cause: str = ""
+    ) -> None:
+        run = self.runs[name]
+        run.delete_pod(grace_seconds, force=force, cause=cause)
+        self._flush_pods()
+
+    def workload_event(self, obj: dict, event_type: str, reason: str, message: str, *,
+                       component: str) -> None:  # fmt: skip
+        metadata = obj["metadata"]
+        ref = ObjectReference(obj["kind"], metadata["name"], metadata.get("namespace", "default"),
+                              metadata.get("uid", ""), api_version=obj.get("apiVersion", "v1"))  # fmt: skip
+        self.recorder.record(self.clock.now_ms, ref, event_type, reason, message,
+                             component=component)  # fmt: skip
+
+    # -- controllers ----------------------------------------------------------------------
+
+    def pod_changed(self, run: PodRun) -> None:
+        """A Pod object changed (or is gone): its controller looks again (only it: the
+        other controllers' Pods did not change), then the endpoints."""
+        self._dirty_uids.add(_owner_uid(run.pod_object_dict))
+        self.sync_at(self.now, everything=False)
+
+    def sync_at(self, seconds: float, *, everything: bool = True) -> None:
+        """Queue a controller pass at virtual second ``seconds`` (once per instant). A
+        requeue (``everything``) syncs every controller: their state depends on time too
+        (minReadySeconds, deadlines, back-off); a Pod change only its owner's."""
+        at_ms = max(to_ms(seconds), self.clock.now_ms)
+        if at_ms > self.horizon_ms:
+            return
+        if everything:
+            self._full_due.add(at_ms)
+        if at_ms in self._sync_due:
+            return
+        self._sync_due.add(at_ms)
+        self.clock.schedule(at_ms, partial(self._sync_event, at_ms), URGENT)
+
+    def _sync_event(self, at_ms: int) -> None:
+        self._sync_due.discard(at_ms)
+        everything = at_ms in self._full_due
+        self._full_due.discard(at_ms)
+        self.sync(everything=everything)
+
+    def _take_dirty(self) -> set[str]:
+        self._flush_pods()
+        dirty, self._dirty_uids = self._dirty_uids, set()
+        return dirty
+
+    def sync(self, *, everything: bool = True) -> None:
+        """One pass of the controllers (ReplicaSets, Jobs, StatefulSets, then Deployments,
+        in rounds until the Deployments change nothing), then the PodDisruptionBudgets and
+        the EndpointSlices. Without ``everything``, only the controllers whose Pods changed
+        (and the Deployments above them) sync: the others would decide nothing new."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            dirty = self._take_dirty()
+
+            def wanted(obj: dict) -> bool:
+                return everything or obj["metadata"]["uid"] in dirty
+
+            for _ in range(MAX_SYNC_ROUNDS):
+                for rs in list(self.replica_sets.values()):
+                    if wanted(rs):
+                        replicaset_controller.sync_replica_set(self, rs)
+                        dirty.add(_owner_uid(rs))
+                dirty |= self._take_dirty()
+                for job in list(self.jobs.values()):
+                    if wanted(job):
+                        job_controller.sync_job(self, job)
+                for sts in list(self.stateful_sets.values()):
+                    if wanted(sts):
+                        statefulset_controller.sync_stateful_set(self, sts)
+                dirty |= self._take_dirty()
+                changed = False
+                for deployment in list(self.deployments.values()):
+                    if wanted(deployment) and deployment_controller.sync_deployment(
+                        self, deployment
+                    ):
+                        changed = True
+                        dirty.update(
+                            rs["metadata"]["uid"] for rs in self.owned_replica_sets(deployment)
+                        )
+                if not changed:
+                    break
+            for pdb in self.pdbs.values():
+                disruption_controller.sync_pdb(self, pdb)
+            self._update_endpoints()
+            self._record_versions()
+        finally:
+            self._syncing = False
+
+    def _record_versions(self) -> None:
+        for name, deployment in self.deployments.items():
+            versions = self.deployment_versions.setdefault(name, [])
+            if not versions or versions[-1][1] != deployment:
+                versions.append((self.now, copy.deepcopy(deployment)))
+
+    def _update_endpoints(self) -> None:
+        if not self.services:
+            return
+        pods = [run.pod() for run in self.live_runs()]
+        for name, service in self.services.items():
+            new = endpoint_slice_for_pods(service, [p for p in pods if p is not None])
+            created = self._slice_created.setdefault(name, rfc3339(self.clock.now_ms))
+            new["metadata"]["creationTimestamp"] = created
+            if self._slices.get(name) != new:
+                self._slices[name] = new
+                if self.traffic_client is not None:
+                    self.traffic_client.slice_changed(name, new)
+
+    def _flush_pods(self) -> None:
+        while self.dirty:
+            name = next(iter(self.dirty))
+            run = self.dirty.pop(name)
+            if run._dirty:
+                run._flush()
+
+    # -- clock ----------------------------------------------------------------------------
+
+    @property
+    def now_ms(self) -> int:
+        return self.clock.now_ms
+
+    @property
+    def now(self) -> float:
+        return self.clock.now_ms / 1000
+
+    @property
+    def horizon(self) -> float:
+        return self.horizon_ms / 1000
+
+    def wall_time(self, t: float | None = None) -> datetime:
+        return wall_time(self.clock.now_ms if t is None else to_ms(t))
+
+    def advance(self, seconds: float) -> None:
+        self._run_until(self.clock.now_ms + to_ms(seconds))
+
+    def next_event_time(self) -> float | None:
+        next_ms = self.clock.peek()
+        return None if next_ms is None or next_ms > self.horizon_ms else next_ms / 1000
+
+    def step(self) -> bool:
+        next_ms = self.clock.peek()
+        if next_ms is None or next_ms > self.horizon_ms:
+            return False
+        self._run_until(next_ms)
+        return True
+
+    def advance_to(self, t: float, stop: Any = None) -> bool:
+        """Run towards virtual second ``t`` (at most the horizon), returning early when
+        ``stop()`` says so, between two instants only; True when the run is at ``t`` (the
+        same contract as the single-Pod run's, for sliced seeks)."""
+        return self._run_until(max(self.clock.now_ms, to_ms(t)), stop)
+
+    def _run_until(self, until_ms: int, stop: Any = None) -> bool:
+        until_ms = min(until_ms, self.horizon_ms)
+        clock = self.clock
+        while True:
+            next_ms = clock.peek()
+            if next_ms is None or next_ms > until_ms:
+                break
+            if stop is not None and next_ms > clock.now_ms and stop():
+                return False
+            clock.step()
+            if self.dirty:
+                self._flush_pods()
+        clock.now_ms = max(clock.now_ms, until_ms)
+        return True
+
+    def checkpoint(self) -> None:
+        return None  # a cluster run is rebuilt by replay (no checkpoints yet)
+
+    @classmethod
+    def replay(cls, scenario: Any, actions: list[dict], until: float, seed: int = 0,
+               horizon: float = DEFAULT_HORIZON_SECONDS, checkpoints: Any = None) -> ClusterSimulation:  # fmt: skip
+        """Rebuild by re-running from t=0 with each logged action at its time (a cluster
+        run has no checkpoints yet: ``checkpoints`` is ignored, and the run has no
+        ``checkpoints`` attribute, so a session seeks by replay)."""
+        sim = cls(scenario, seed=seed, horizon=horizon)
+        until_ms = min(to_ms(until), sim.horizon_ms)
+        for action in actions:
+            at_ms = to_ms(action.get("at", 0))
+            if at_ms > until_ms:
+                break
+            sim._run_until(at_ms)
+            sim.act({k: v for k, v in action.items() if k != "at"})
+        sim._run_until(until_ms)
+        return sim
+
+    # -- actions --------------------------------------------------------------------------
+
+    def _scripted(self, action: dict) -> None:
+        payload = {k: v for k, v in action.items() if k != "at"}
+        try:
+            from webapp.engine.cluster_actions import perform, validate
+
+            perform(self, validate(self, payload))
+        except ActionError:
+            return  # checked at load time; what no longer applies is skipped
+
+    def act(self, action: dict) -> None:
+        """Apply a user action now; ActionError (not logged) when it is invalid."""
+        from webapp.engine.cluster_actions import perform, validate
+
+        if len(self.actions) >= self.max_actions:
+            raise ActionError("too_many_actions", {"limit": self.max_actions},
+                              f"This run already has {self.max_actions} actions; "
+                              "start it again to act further.")  # fmt: skip
+        checked = validate(self, action)
+        perform(self, checked)
+        self.actions.append({"at": self.now, **action})
+        self._run_until(self.clock.now_ms)
+
+    # -- outputs --------------------------------------------------------------------------
+
+    def focus(self, name: str | None) -> None:
+        """Which Pod the single-Pod views show (None: the first one created)."""
+        if name is not None and name not in self.runs:
+            raise ActionError("unknown_pod", {"pod": name}, f'No Pod "{name}" in this run.')
+        self.focus_name = name if name is not None else next(iter(self.runs), None)
+
+    def _focus_run(self) -> PodRun | None:
+        return self.runs.get(self.focus_name or "")
+
+    def pod(self, name: str | None = None) -> dict | None:
+        run = self.runs.get(name) if name is not None else self._focus_run()
+        return None if run is None else run.pod()
+
+    def objects(self, kind: str) -> list[dict]:
+        """Every object of ``kind`` as ``kubectl get KIND -o json`` items show them."""
+        if kind == "Pod":
+            return [p for p in (run.pod() for run in self.live_runs()) if p is not None]
+        if kind == "Deployment":
+            return [copy.deepcopy(d) for d in self.deployments.values()]
+        if kind == "ReplicaSet":
+            return [copy.deepcopy(r) for r in self.replica_sets.values()]
+        if kind == "Job":
+            return [copy.deepcopy(j) for j in self.jobs.values()]
+        if kind == "StatefulSet":
+            return [copy.deepcopy(s) for s in self.stateful_sets.values()]
+        if kind == "PodDisruptionBudget":
+            return [copy.deepcopy(p) for p in self.pdbs.values()]
+        if kind == "EndpointSlice":
+            return self.endpoint_slices()
+        if kind == "Node":
+            return self.nodes()
+        if kind == "Service":
+            return list(self.services.values())
+        if kind == "Event":
+            return self.events()
+        return []
+
+    def traffic(self) -> dict | None:
+        return None if self.traffic_client is None else self.traffic_client.totals()
+
+    def events(self) -> list[dict]:
+        return [dict(event) for event in self.recorder.items]
+
+    def endpoint_slices(self) -> list[dict]:
+        return [self._slices[name] for name in sorted(self._slices)]
+
+    def nodes(self) -> list[dict]:
+        return [state.obj for state in self.nodes_by_name.values()]
+
+    @property
+    def transitions(self) -> list[dict]:
+        run = self._focus_run()
+        return [] if run is None else run.transitions
+
+    @property
+    def pod_versions(self) -> list:
+        run = self._focus_run()
+        return [] if run is None else run.pod_versions
+
+    @property
+    def revision(self) -> int:
+        run = self._focus_run()
+        return 0 if run is None else run.revision
+
+    def runs_extended_since(self, revision: int) -> list[dict]:
+        run = self._focus_run()
+        return [] if run is None else run.runs_extended_since(revision)
+
+    def container_logs(self, name: str, *, previous: bool = False) -> list[list] | None:
+        run = self._focus_run()
+        return None if run is None else run.container_logs(name, previous=previous)
+
+    def logs_by_container_id(self) -> dict[str, list]:
+        run = self._focus_run()
+        return {} if run is None else run.logs_by_container_id()
+
+    def derived_containers(self) -> list[dict]:
+        run = self._focus_run()
+        return [] if run is None else run.derived_containers()
+
+    def trace(self) -> dict:
+        """JSON-able: every object, the Events, each Pod's transitions, the traffic."""
+        return {
+            "deployments": self.objects("Deployment"),
+            "replicaSets": self.objects("ReplicaSet"),
+            "jobs": self.objects("Job"),
+            "statefulSets": self.objects("StatefulSet"),
+            "podDisruptionBudgets": self.objects("PodDisruptionBudget"),
+            "drains": {node: run.lines for node, run in self.drains.items()},
+            "pods": {
+                name: {"pod": run.pod(), "transitions": run.transitions}
+                for name, run in self.runs.items()
+            },
+            "events": self.events(),
+            "endpointSlices": self.endpoint_slices(),
+            "traffic": self.traffic(),
+        }
+
+
+WORKLOAD_RUNNER[0] = ClusterSimulation

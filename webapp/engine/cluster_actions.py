@@ -1,0 +1,284 @@
+"""Actions on a cluster of workloads (engine/cluster.py): each names its target.
+
+``delete`` {name?, gracePeriodSeconds?, force?} (a Pod; default the focus Pod), ``scale``
+{kind?, name, replicas}, ``rollout-restart`` {name}, ``rollout-undo`` {name, toRevision?},
+``set-image`` {name, container, image}, ``cordon`` / ``uncordon`` {node}, ``apply`` {yaml}
+(Deployments and ReplicaSets: a changed template starts a rollout). Every check runs before
+the first change: an invalid action raises ActionError and changes nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from webapp.engine import node_outage
+from webapp.engine.actions import INT64_MAX, ActionError, perform_action, validate_action
+from webapp.engine.controllers import deployment as deployment_controller
+from webapp.engine.controllers.rules import deployment as deployment_rules
+from webapp.engine.core.timefmt import rfc3339
+
+# ClusterSimulation: engine/cluster.py (not imported: it imports this module's callers)
+ClusterSimulation = Any
+
+MAX_REPLICAS = 100  # manifest/rules.py: the most Pods one workload runs at once
+FIELDS = {
+    "delete": ("kind", "name", "gracePeriodSeconds", "force"),
+    "scale": ("kind", "name", "replicas"),
+    "rollout-restart": ("kind", "name"),
+    "rollout-undo": ("kind", "name", "toRevision"),
+    "rollout-pause": ("kind", "name"),
+    "rollout-resume": ("kind", "name"),
+    "set-image": ("kind", "name", "container", "image"),
+    "cordon": ("node",),
+    "drain": ("node",),
+    "node-down": ("node",),
+    "node-up": ("node",),
+    "uncordon": ("node",),
+    "apply": ("yaml",),
+    "focus": ("name",),
+}
+# Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
+FOCUS_POD_ACTIONS = ("crash", "oom", "set-probe")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _string(action: dict, key: str) -> str:
+    value = action.get(key)
+    if not isinstance(value, str) or not value or len(value) > 253:
+        raise ActionError("bad_field", {"field": key},
+                          f"{action.get('action')} needs {key} as a name, not {_shown(value)}.")  # fmt: skip
+    return value
+
+
+def _int(action: dict, key: str, maximum: int) -> int:
+    value = action.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= maximum:
+        raise ActionError("bad_field", {"field": key},
+                          f"{action.get('action')} needs {key} as a whole number from 0 to "
+                          f"{maximum}, not {_shown(value)}.")  # fmt: skip
+    return value
+
+
+def _deployment(sim: ClusterSimulation, action: dict) -> dict:
+    name = _string(action, "name")
+    found = sim.deployments.get(name)
+    if found is None:
+        raise ActionError("unknown_object", {"kind": "Deployment", "name": name},
+                          f'deployments.apps "{name}" not found')  # fmt: skip
+    return found
+
+
+def validate(sim: ClusterSimulation, action: Any) -> dict:
+    """Check an action against the current state; return it normalised."""
+    if not isinstance(action, dict):
+        raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
+    word = action.get("action")
+    if word in FOCUS_POD_ACTIONS:
+        run = sim.runs.get(sim.focus_name or "")
+        if run is None:
+            raise ActionError("pod_gone", {"pod": str(sim.focus_name)},
+                              "There is no Pod to act on yet.")  # fmt: skip
+        checked = validate_action(run, action)
+        checked["_run"] = run
+        return checked
+    if word not in FIELDS:
+        raise ActionError("unknown_action", {"action": str(word)[:60]},
+                          f"Unknown action {_shown(word)}; expected one of {', '.join(FIELDS)}.")  # fmt: skip
+    extra = [k for k in action if k not in ("action", *FIELDS[word])]
+    if extra:
+        raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
+                          f"{word} takes no field {_shown(extra[0])}.")  # fmt: skip
+    checked = dict(action)
+    if word == "delete":
+        if action.get("kind", "Pod") != "Pod":
+            raise ActionError("bad_field", {"field": "kind"}, "delete takes kind Pod here.")
+        name = action.get("name", sim.focus_name)
+        run = sim.runs.get(name) if isinstance(name, str) else None
+        if run is None or run.pod_removed:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": str(name)[:253]},
+                              f'pods "{name}" not found')  # fmt: skip
+        checked["name"] = name
+        if "gracePeriodSeconds" in action:
+            _int(action, "gracePeriodSeconds", INT64_MAX)
+        if "force" in action and not isinstance(action["force"], bool):
+            raise ActionError("bad_field", {"field": "force"}, "force is true or false.")
+    elif word == "scale":
+        kind = action.get("kind", "Deployment")
+        name = _string(action, "name")
+        table = _scalable(sim).get(kind)
+        if table is None or name not in table:
+            raise ActionError("unknown_object", {"kind": str(kind)[:60], "name": name},
+                              f'{str(kind).lower()} "{name}" not found')  # fmt: skip
+        checked["kind"] = kind
+        _int(action, "replicas", MAX_REPLICAS)
+    elif word in ("rollout-restart", "set-image"):
+        deployment = _deployment(sim, action)
+        if deployment["spec"].get("paused") and word == "rollout-restart":
+            raise ActionError("paused", {"name": action["name"]},
+                              "can't restart paused deployment (run rollout resume first)")  # fmt: skip
+        if word == "set-image":
+            container = _string(action, "container")
+            image = _string(action, "image")
+            names = [c["name"] for c in deployment["spec"]["template"]["spec"]["containers"]]
+            if container not in names:
+                raise ActionError("unknown_container", {"container": container},
+                                  f'unable to find container named "{container}"')  # fmt: skip
+            if any(ch.isspace() for ch in image):
+                raise ActionError("bad_field", {"field": "image"}, "An image has no spaces.")
+    elif word in ("rollout-pause", "rollout-resume"):
+        deployment = _deployment(sim, action)
+        paused = bool(deployment["spec"].get("paused"))
+        if paused and word == "rollout-pause":
+            raise ActionError("already_paused", {"name": action["name"]},
+                              f"deployment.apps/{action['name']} already paused")  # fmt: skip
+        if not paused and word == "rollout-resume":
+            raise ActionError("not_paused", {"name": action["name"]},
+                              f'error: deployments.apps "{action["name"]}" is not paused')  # fmt: skip
+    elif word == "rollout-undo":
+        deployment = _deployment(sim, action)
+        revision = _int(action, "toRevision", INT64_MAX) if "toRevision" in action else 0
+        try:
+            result, patched = deployment_rules.rollback(
+                deployment, sim.owned_replica_sets(deployment), revision
+            )
+        except deployment_rules.RollbackError as error:
+            raise ActionError("rollback", {"message": str(error)}, f"error: {error}") from error
+        checked["_result"] = (result, patched)
+    elif word in ("cordon", "uncordon", "drain", "node-down", "node-up"):
+        node = _string(action, "node")
+        if node not in sim.nodes_by_name:
+            raise ActionError("unknown_node", {"node": node}, f'nodes "{node}" not found')
+        up = sim.nodes_by_name[node].kubelet_up
+        if word == "node-down" and not up:
+            raise ActionError("node_already_down", {"node": node}, f"Node {node} is already down.")
+        if word == "node-up" and up:
+            raise ActionError("node_already_up", {"node": node}, f"Node {node} is already up.")
+    elif word == "apply":
+        checked["_objects"] = _checked_apply(sim, action)
+    elif word == "focus":
+        name = _string(action, "name")
+        if name not in sim.runs:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": name},
+                              f'pods "{name}" not found')  # fmt: skip
+    return checked
+
+
+def _checked_apply(sim: ClusterSimulation, action: dict) -> list[dict]:
+    from webapp.manifest import ScenarioError, parse_objects
+
+    text = action.get("yaml")
+    if not isinstance(text, str) or not text.strip():
+        raise ActionError("bad_yaml", {}, "apply needs the objects as YAML text.")
+    try:
+        objects = parse_objects(text)
+    except ScenarioError as error:
+        first = error.errors[0] if error.errors else {}
+        raise ActionError("invalid_objects", {"errors": error.errors},
+                          first.get("message", "The objects are invalid.")) from error  # fmt: skip
+    for obj in objects:
+        kind, name = obj["kind"], obj["metadata"]["name"]
+        if kind not in _scalable(sim):
+            raise ActionError("apply_kind", {"kind": kind},
+                              f"In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.")  # fmt: skip
+        current = _scalable(sim)[kind].get(name)
+        if current is not None and current["spec"].get("selector") != obj["spec"].get("selector"):
+            raise ActionError("immutable_selector", {"kind": kind, "name": name},
+                              f'{kind}.apps "{name}" is invalid: spec.selector: Invalid value: '
+                              "field is immutable")  # fmt: skip
+    return objects
+
+
+def _scalable(sim: ClusterSimulation) -> dict[str, dict]:
+    return {"Deployment": sim.deployments, "ReplicaSet": sim.replica_sets,
+            "StatefulSet": sim.stateful_sets}  # fmt: skip
+
+
+def _changed_spec(obj: dict, spec: dict) -> None:
+    obj["spec"] = spec
+    obj["metadata"]["generation"] = obj["metadata"].get("generation", 1) + 1
+
+
+def perform(sim: ClusterSimulation, action: dict) -> None:
+    word = action["action"]
+    if word in FOCUS_POD_ACTIONS:
+        run = action.pop("_run")
+        perform_action(run, action)
+        sim.sync()
+        return
+    if word == "delete":
+        grace = action.get("gracePeriodSeconds")
+        force = bool(action.get("force"))
+        if force and grace is None:
+            grace = 0
+        sim.delete_pod_named(action["name"], grace, force=force, cause="Deleted by the user")
+    elif word == "scale":
+        obj = _scalable(sim)[action["kind"]][action["name"]]
+        spec = dict(obj["spec"], replicas=action["replicas"])
+        _changed_spec(obj, spec)
+    elif word == "rollout-restart":
+        obj = sim.deployments[action["name"]]
+        patched = deployment_controller.restart(obj, rfc3339(sim.now_ms))
+        _changed_spec(obj, patched["spec"])
+    elif word == "set-image":
+        obj = sim.deployments[action["name"]]
+        spec = copy.deepcopy(obj["spec"])
+        for container in spec["template"]["spec"]["containers"]:
+            if container["name"] == action["container"]:
+                container["image"] = action["image"]
+        if spec != obj["spec"]:
+            _changed_spec(obj, spec)
+    elif word in ("rollout-pause", "rollout-resume"):
+        obj = sim.deployments[action["name"]]
+        spec = dict(obj["spec"])
+        if word == "rollout-pause":
+            spec["paused"] = True
+        else:
+            spec.pop("paused", None)
+        _changed_spec(obj, spec)
+    elif word == "rollout-undo":
+        _result, patched = action["_result"]
+        if patched is not None:
+            obj = sim.deployments[action["name"]]
+            obj["metadata"]["annotations"] = patched["metadata"].get("annotations") or {}
+            _changed_spec(obj, patched["spec"])
+    elif word in ("cordon", "uncordon"):
+        node = sim.nodes_by_name[action["node"]].obj
+        spec = dict(node.get("spec") or {})
+        if word == "cordon":
+            spec["unschedulable"] = True
+        else:
+            spec.pop("unschedulable", None)
+        node["spec"] = spec
+    elif word == "drain":
+        sim.drain(action["node"])
+    elif word == "node-down":
+        node_outage.node_down(sim, action["node"])
+    elif word == "node-up":
+        node_outage.node_up(sim, action["node"])
+    elif word == "apply":
+        for obj in action["_objects"]:
+            _apply_one(sim, obj)
+    elif word == "focus":
+        sim.focus(action["name"])
+        return
+    sim.sync()
+
+
+def _apply_one(sim: ClusterSimulation, obj: dict) -> None:
+    table = _scalable(sim)[obj["kind"]]
+    current = table.get(obj["metadata"]["name"])
+    if current is None:
+        sim._create_workload(obj)
+        return
+    probe = copy.deepcopy(current)
+    sim_defaults = copy.deepcopy(obj)
+    sim._create_workload(sim_defaults)  # defaulted the way the API server would
+    defaulted = table[obj["metadata"]["name"]]
+    table[obj["metadata"]["name"]] = probe  # keep the stored object (uid, status)
+    if defaulted["spec"] != probe["spec"]:
+        _changed_spec(probe, defaulted["spec"])

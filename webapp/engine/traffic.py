@@ -1,0 +1,139 @@
+"""A simulated client sending requests to a Service, as the node proxy routes them.
+
+The proxy sees the Service's EndpointSlice ``propagationSeconds`` (default 1 s) late, as
+kube-proxy does after the EndpointSlice controller writes it. It routes to the ready
+endpoints, round robin; with none ready, to the serving terminating ones
+(``ProxyTerminatingEndpoints``); with none at all the request fails ("no endpoints"). A
+routed request succeeds when that Pod's app container is listening: running and not yet
+sent its stop signal (a server closes its listener on SIGTERM, unless the Simulation
+document says it ignores SIGTERM), and fails (connection refused) otherwise. This is why a
+rolling update without a preStop sleep drops requests: the Pod gets SIGTERM at once while
+the proxies still send it traffic for about a second.
+
+Requests go out in batches every 250 ms (``rps`` / 4 each, the remainder carried), so an
+hour at 20 requests/s is 14,400 clock events, not 72,000.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.engine.core.clock import LATE
+
+# ClusterSimulation: engine/cluster.py (not imported: it imports this module)
+ClusterSimulation = Any
+
+BATCH_MS = 250
+DEFAULT_PROPAGATION_SECONDS = 1.0
+
+
+class Traffic:
+    def __init__(self, cluster: ClusterSimulation, config: dict[str, Any]) -> None:
+        self.cluster = cluster
+        self.service = str(config["service"])
+        self.rps = int(config.get("rps", 10))
+        self.delay_ms = round(
+            float(config.get("propagationSeconds", DEFAULT_PROPAGATION_SECONDS)) * 1000
+        )
+        self.sent = self.succeeded = self.failed = 0
+        self.no_endpoints = 0
+        self.per_second: dict[int, list[int]] = {}  # second -> [ok, failed]
+        # (ms, ready pod names, serving terminating pod names) as the controller wrote them
+        self._history: list[tuple[int, list[str], list[str]]] = [(0, [], [])]
+        self._carry = 0
+        self._next = 0  # round-robin position
+        # the requests of each rollout, from the moment its new ReplicaSet was created
+        self.rollouts: list[dict[str, Any]] = []
+        cluster.clock.schedule(0, self._batch, LATE)
+
+    def rollout_started(self, deployment: str, replica_set: str, revision: int) -> None:
+        """A Deployment created a new ReplicaSet: count the requests from now on apart."""
+        self.rollouts.append({"deployment": deployment, "replicaSet": replica_set,
+                              "revision": revision, "at": self.cluster.clock.now_ms / 1000,
+                              "sent": 0, "failed": 0})  # fmt: skip
+
+    def slice_changed(self, name: str, slice_: dict) -> None:
+        if name != self.service:
+            return
+        ready, terminating = [], []
+        for endpoint in slice_.get("endpoints") or []:
+            pod = (endpoint.get("targetRef") or {}).get("name", "")
+            conditions = endpoint.get("conditions") or {}
+            if conditions.get("ready"):
+                ready.append(pod)
+            elif conditions.get("serving") and conditions.get("terminating"):
+                terminating.append(pod)
+        self._history.append((self.cluster.clock.now_ms, ready, terminating))
+
+    def _view(self, now_ms: int) -> tuple[list[str], list[str]]:
+        """What the proxy knows at ``now_ms``: the last slice written before now - delay."""
+        seen = now_ms - self.delay_ms
+        view = self._history[0]
+        for entry in self._history:
+            if entry[0] > seen:
+                break
+            view = entry
+        # entries older than the one in use are never needed again
+        index = self._history.index(view)
+        if index > 0:
+            del self._history[:index]
+        return view[1], view[2]
+
+    def _listening(self, name: str) -> bool:
+        run = self.cluster.runs.get(name)
+        if run is None or run.pod_removed or run.kubelet is None:
+            return False
+        for record in run.kubelet.records:
+            if record.kind != "app":
+                continue
+            instance = record.newest
+            if instance is None or not instance.running:
+                return False
+            return not (
+                instance.sigterm_ms is not None and not record.behaviour.get("ignoreSigterm")
+            )
+        return False
+
+    def _batch(self) -> None:
+        clock = self.cluster.clock
+        now_ms = clock.now_ms
+        total = self.rps * BATCH_MS + self._carry
+        count, self._carry = divmod(total, 1000)
+        ready, terminating = self._view(now_ms)
+        targets = ready or terminating
+        ok = failed = 0
+        for _ in range(count):
+            if not targets:
+                failed += 1
+                self.no_endpoints += 1
+                continue
+            name = targets[self._next % len(targets)]
+            self._next += 1
+            if self._listening(name):
+                ok += 1
+            else:
+                failed += 1
+        if count:
+            self.sent += count
+            self.succeeded += ok
+            self.failed += failed
+            if self.rollouts:
+                self.rollouts[-1]["sent"] += count
+                self.rollouts[-1]["failed"] += failed
+            second = self.per_second.setdefault(now_ms // 1000, [0, 0])
+            second[0] += ok
+            second[1] += failed
+        if now_ms + BATCH_MS <= self.cluster.horizon_ms:
+            clock.schedule(now_ms + BATCH_MS, self._batch, LATE)
+
+    def totals(self) -> dict[str, Any]:
+        return {
+            "service": self.service,
+            "rps": self.rps,
+            "sent": self.sent,
+            "succeeded": self.succeeded,
+            "failed": self.failed,
+            "noEndpoints": self.no_endpoints,
+            "perSecond": [[t, ok, bad] for t, (ok, bad) in sorted(self.per_second.items())],
+            "rollouts": [dict(entry) for entry in self.rollouts],
+        }
