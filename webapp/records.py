@@ -96,7 +96,11 @@ def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, li
     """The Simulation a record describes, by deterministic replay, and its kept future."""
     scenario = parse_scenario(record["yaml"])
     until = min(float(record["now"]), end)
-    sim = engine.replay(scenario, list(record["actions"]), until=until, seed=int(record["seed"]))
+    seed = int(record["seed"])
+    # The class that runs this scenario (a workload scenario runs as a cluster), whose own
+    # replay is the one its seeks use.
+    runner = type(engine.from_scenario(scenario, seed=seed))
+    sim = runner.replay(scenario, list(record["actions"]), until=until, seed=seed)
     return sim, list(record["future"])
 
 

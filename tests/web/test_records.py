@@ -78,6 +78,24 @@ def test_a_session_is_rebuilt_by_the_next_process_with_the_same_history(tmp_path
     assert resumed["views"] == before["views"]
 
 
+def test_a_workload_session_is_rebuilt_too(tmp_path: Path) -> None:
+    db = tmp_path / "playground.sqlite3"
+    first = make_app(db)
+    tab = connect(first)
+    tab.emit("join", {"scenario": "rolling-update"})
+    session_id = received(tab, "snapshot")[0]["session"]
+    tab.emit("clock", {"op": "seek", "value": 40})
+    before = received(tab, "snapshot")[-1]
+    assert "cluster" in before
+    realtime_of(first).keeper.round()
+    again = connect(make_app(db))
+    again.emit("join", {"session": session_id})
+    resumed = received(again, "snapshot")[0]
+    assert resumed["now"] == before["now"] == 40
+    assert history(resumed["transitions"]) == history(before["transitions"])
+    assert resumed["cluster"] == before["cluster"]
+
+
 def test_an_unknown_or_malformed_id_is_still_unknown(tmp_path: Path) -> None:
     app = make_app(tmp_path / "db.sqlite3")
     tab = connect(app)
