@@ -43,9 +43,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout: float = WAIT) -> None:
+class PortTaken(Exception):
+    """The process ended before it listened (another program took the free port first)."""
+
+
+def wait_for_port(port: int, timeout: float = WAIT, process: Any = None) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise PortTaken(port)
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -68,6 +74,15 @@ class Redis:
     one started again on the same folder has the same data."""
 
     def __init__(self, folder: Path, port: int = 0) -> None:
+        for attempt in range(3):
+            try:
+                self._start(folder, port)
+                return
+            except PortTaken:
+                if port or attempt == 2:
+                    raise
+
+    def _start(self, folder: Path, port: int) -> None:
         self.port = port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
@@ -83,7 +98,7 @@ class Redis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        wait_for_port(self.port)
+        wait_for_port(self.port, process=self.process)
         self.url = f"redis://127.0.0.1:{self.port}/0"
 
     def stop(self) -> None:
@@ -168,6 +183,15 @@ class Nginx:
     """nginx with deploy/nginx.conf, changed only in its `listen` and upstream `server`."""
 
     def __init__(self, folder: Path, upstream_port: int, port: int = 0) -> None:
+        for attempt in range(3):
+            try:
+                self._start(folder, upstream_port, port)
+                return
+            except PortTaken:
+                if port or attempt == 2:
+                    raise
+
+    def _start(self, folder: Path, upstream_port: int, port: int) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         site = (ROOT / "deploy" / "nginx.conf").read_text()
@@ -197,7 +221,7 @@ class Nginx:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        wait_for_port(self.port)
+        wait_for_port(self.port, process=self.process)
         self.url = f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
