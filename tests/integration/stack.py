@@ -243,6 +243,8 @@ class Tab:
         self.now = 0.0
         self.clock: dict[str, Any] = {}
         self.connects = 0
+        self.seq = -1
+        self.gaps = 0  # ticks whose sequence number skipped one (a snapshot repaired each)
         self.changed = threading.Condition()
         self.client = socketio.Client(
             reconnection=True, reconnection_delay=0.5, reconnection_delay_max=2.0
@@ -263,6 +265,7 @@ class Tab:
     def _snapshot(self, msg: dict[str, Any]) -> None:
         with self.changed:
             self.session = msg["session"]
+            self.seq = msg["seq"]
             self.transitions = list(msg["transitions"])
             self.actions = list(msg["actions"])
             self.now = msg["now"]
@@ -274,7 +277,14 @@ class Tab:
 
     def _tick(self, msg: dict[str, Any]) -> None:
         with self.changed:
-            self.transitions.extend(msg["transitions"])
+            if self.snapshots and msg["seq"] != self.seq + 1:
+                # A sequence number skipped: as the page does, ask for a fresh snapshot.
+                self.gaps += 1
+                self.client.emit("join", {"session": self.session})
+                return
+            self.seq = msg["seq"]
+            last = self.transitions[-1]["seq"] if self.transitions else -1
+            self.transitions.extend(t for t in msg["transitions"] if t["seq"] > last)
             if "actions" in msg:
                 self.actions = list(msg["actions"])
             self.now = msg["now"]
