@@ -32,6 +32,13 @@ FLUSH_SECONDS = 1.0  # a worker exits after this long even if draining has not f
 RESPAWN_PAUSE = 1.0  # between restarts of a worker that keeps dying at once
 
 
+def say(line: str) -> None:
+    """One line on stdout in one write: the workers share the parent's stdout, and lines
+    written in pieces interleave."""
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), f"{line}\n".encode())
+
+
 def make_server(host: str, port: int, app: Any, fd: int | None = None) -> Any:
     from webapp.server import PlaygroundServer, ServerLimits
 
@@ -98,7 +105,7 @@ def run_worker(
                 stop_pacing(app)  # the moment every session is written at
                 server.shutdown()  # no new connections from here on
                 written = drain(app)
-                print(f"worker {os.getpid()} drained: {written} sessions written", flush=True)
+                say(f"worker {os.getpid()} drained: {written} sessions written")
             finally:
                 drained.set()
 
@@ -110,7 +117,7 @@ def run_worker(
         shown = f"[{host}]" if ":" in host else host
         print(f"Pod Lifecycle Playground on http://{shown}:{server.server_port}/", flush=True)
     else:
-        print(f"worker {os.getpid()} ready", flush=True)
+        say(f"worker {os.getpid()} ready")
     try:
         server.serve_forever()
     finally:

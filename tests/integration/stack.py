@@ -154,9 +154,8 @@ class Playground:
 
     def worker_pids(self) -> list[int]:
         """Workers that said they are ready and have not ended since."""
-        pids = [
-            int(m.group(1)) for line in self.lines if (m := re.match(r"worker (\d+) ready", line))
-        ]
+        text = "\n".join(self.lines)  # (lines of older versions could interleave)
+        pids = [int(m.group(1)) for m in re.finditer(r"worker (\d+) ready", text)]
         return [pid for pid in pids if _alive(pid)]
 
     def wait_ready(self, count: int) -> None:

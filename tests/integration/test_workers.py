@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
 import time
 import urllib.request
@@ -136,7 +137,7 @@ def test_sigterm_and_restart_of_everything_with_50_tabs(
         playground.stop()
         assert playground.process.returncode == 0
         drained = sum(
-            int(line.split(": ")[1].split()[0]) for line in playground.lines if "drained" in line
+            int(n) for n in re.findall(r"drained: (\d+) sessions", "\n".join(playground.lines))
         )
         assert drained == TABS
         before = {}
