@@ -3,7 +3,8 @@ a silent reader, huge shares, half-open requests, malformed and oversized packet
 
 Each test starts `python -m webapp --port 0` (tests/dos/harness.py), lets a legitimate
 player play a built-in scenario at 1x, attacks, and asserts what the issue asks:
-- the player's longest wait for an update stays under GAP_BOUND (1 s; normal is 0.1 s),
+- the player's longest wait for an update stays under GAP_BOUND (1.9 s; normal is the 1 s
+  resync of a session with nothing new but the time: the page runs its clock between),
 - the server's RSS stays under RSS_BOUND,
 - nobody gets `internal_error`, no answer is an HTML error, no traceback reaches stderr.
 A test reports every broken bound at once, with the figures it measured.
@@ -34,7 +35,10 @@ from tests.worst_case import CRASH_LOOP_POD, WORST_POD, worst_pod
 
 pytestmark = pytest.mark.dos
 
-GAP_BOUND = 1.0  # seconds without an update for a legitimate player (issue 12)
+# Seconds without an update for a legitimate player (issue 12): the once-a-second resync of
+# time alone (webapp/sessions/session.py RESYNC_SECONDS) and the 0.9 s of slack the bound
+# has always left over the normal gap (it was 1.0 s over ten ticks a second).
+GAP_BOUND = 1.9
 RSS_BOUND = 300.0  # MB for the whole server process (it starts at about 50 MB)
 SILENT_GROWTH_BOUND = 60.0  # MB the server may grow while two clients never read for 20 s
 EXTRA_THREADS_BOUND = 100  # threads the server may add while 600 requests hang half-open

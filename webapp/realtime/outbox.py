@@ -50,6 +50,10 @@ class Outbox:
         self.clock = clock
         self.lagging: dict[str, float] = {}
         self._lock = threading.Lock()
+        # With a message queue (several workers), a session's tabs are all on the worker
+        # that serves it (webapp/records.py), so its messages go to them directly instead of
+        # through Redis and back.
+        self.local = False
 
     # -- reading the transport --------------------------------------------------------------
 
@@ -89,7 +93,8 @@ class Outbox:
             else:
                 recipients += 1
         if recipients:
-            self.socketio.emit(event, payload, to=to, skip_sid=list(skipped) or None)
+            extra = {"ignore_queue": True} if self.local else {}
+            self.socketio.emit(event, payload, to=to, skip_sid=list(skipped) or None, **extra)
 
     # -- lagging tabs -----------------------------------------------------------------------
 
