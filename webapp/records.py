@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from webapp.manifest import parse_scenario
-from webapp.sessions import Session, SessionManager
+from webapp.sessions import Session, SessionManager, slices
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,8 @@ def record_of(session: Session) -> dict[str, Any]:
         "actions": list(sim.actions),
         "future": list(session.future),
         "now": sim.now,
+        # A seek still running in slices goes on after a hand-over, a drain or a crash.
+        "seekTarget": session.seek_target,
         "seq": session.seq,
         "playing": session.clock.playing,
         "speed": session.clock.speed,
@@ -381,6 +383,9 @@ class Keeper:
             session.clock.speed = float(record["speed"])
             session.clock.playing = bool(record["playing"]) and sim.now < session.clock.end
             session.clock.reanchor()
+            target = record.get("seekTarget")
+            if isinstance(target, (int, float)) and target > sim.now:
+                slices.begin_seek(session, float(target))  # the seek loop goes on with it
             key = changes(session)
         with self._lock:
             self.held[session_id] = key

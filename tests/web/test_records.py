@@ -18,12 +18,14 @@ import socketio
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.worst_case import CRASH_LOOP_POD
 from webapp import create_app, records, socketio_of
 from webapp.engine import Simulation
 from webapp.realtime import realtime_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH_LOOP = (ROOT / "scenarios" / "crash-loop-backoff.yaml").read_text()
+CRASH_LOOP_WORST = CRASH_LOOP_POD  # 20 crash-looping containers: a far seek takes slices
 
 
 def make_app(db: Path) -> Flask:
@@ -49,6 +51,32 @@ def received(client: SocketIOTestClient, name: str) -> list[dict[str, Any]]:
 
 def history(transitions: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return [(t["seq"], t["t"], t["object"], t["field"], repr(t["after"])) for t in transitions]
+
+
+def test_a_seek_running_in_slices_goes_on_in_the_next_process(tmp_path: Path) -> None:
+    db = tmp_path / "playground.sqlite3"
+    first = make_app(db)
+    tab = connect(first)
+    tab.emit("join", {"yaml": CRASH_LOOP_WORST})
+    session_id = received(tab, "snapshot")[0]["session"]
+    tab.emit("clock", {"op": "seek", "value": 7000})  # far: one slice in the request
+    seeking = received(tab, "snapshot")[-1]["seeking"]
+    assert seeking["target"] == 7000 and seeking["reached"] < 7000
+    realtime_of(first).keeper.round()
+
+    second = make_app(db)
+    again = connect(second)
+    again.emit("join", {"session": session_id})
+    resumed = received(again, "snapshot")[0]
+    assert resumed["seeking"]["target"] == 7000
+    session = realtime_of(second).manager.get(session_id)
+    assert session is not None
+    for _ in range(2000):  # the rebuild's replay was charged: refill, as time would
+        if session.seek_target is None:
+            break
+        session.cpu.balance = 10.0
+        realtime_of(second).seeker.round()
+    assert session.seek_target is None and session.sim.now == 7000
 
 
 def test_a_session_is_rebuilt_by_the_next_process_with_the_same_history(tmp_path: Path) -> None:
