@@ -94,16 +94,17 @@ def changes(session: Session) -> tuple[Any, ...]:
     return (session.seq, clock.playing, clock.speed, len(session.future), session.sim.now)
 
 
-def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, list[Any]]:
-    """The Simulation a record describes, by deterministic replay, and its kept future."""
+def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, list[Any], float]:
+    """The Simulation a record describes at second 0, its whole timeline (past actions and
+    kept future) as the future, and the moment to reach: the caller gets there by a seek in
+    slices (webapp/sessions/slices.py), so rebuilding a far session is no one long request;
+    deterministic replay makes it the same run."""
     scenario = parse_scenario(record["yaml"])
     until = min(float(record["now"]), end)
     seed = int(record["seed"])
-    # The class that runs this scenario (a workload scenario runs as a cluster), whose own
-    # replay is the one its seeks use.
-    runner = type(engine.from_scenario(scenario, seed=seed))
-    sim = runner.replay(scenario, list(record["actions"]), until=until, seed=seed)
-    return sim, list(record["future"])
+    # The class that runs this scenario (a workload scenario runs as a cluster).
+    sim = engine.from_scenario(scenario, seed=seed)
+    return sim, list(record["actions"]) + list(record["future"]), until
 
 
 class RecordStore(Protocol):
@@ -375,21 +376,23 @@ class Keeper:
             self.leases.release([session_id])
             return None
         record = json.loads(text)
-        sim, future = rebuild(self.engine(), record, end=self.manager.end_seconds)
-        session = self.manager.create(sim, future, client=client, tab=sid, session_id=session_id)
+        sim, timeline, until = rebuild(self.engine(), record, end=self.manager.end_seconds)
+        session = self.manager.create(sim, timeline, client=client, tab=sid, session_id=session_id)
         with session.lock:
             session.seq = int(record["seq"])
             session.used = bool(record.get("used", True))
             session.clock.speed = float(record["speed"])
-            session.clock.playing = bool(record["playing"]) and sim.now < session.clock.end
-            session.clock.reanchor()
+            session.clock.playing = bool(record["playing"]) and until < session.clock.end
+            # Back to the record's moment as a seek is: one slice here, the rest by the seek
+            # loop; a seek that was still running then goes on to its own target.
             target = record.get("seekTarget")
-            if isinstance(target, (int, float)) and target > sim.now:
-                slices.begin_seek(session, float(target))  # the seek loop goes on with it
+            far = float(target) if isinstance(target, (int, float)) and target > until else until
+            slices.begin_seek(session, far)
+            slices.run_slice(session)
             key = changes(session)
         with self._lock:
             self.held[session_id] = key
-        log.info("resumed a session from its record at %.1f s", sim.now)
+        log.info("resumed a session from its record at %.1f s", until)
         return session
 
     def on_handover(self, session_id: str) -> None:
