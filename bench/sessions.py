@@ -1,6 +1,15 @@
 """Concurrent sessions: how many tabs can play a scenario at 10x with p99 latency < 100 ms?
 
 python bench/sessions.py [--counts 50,100,200,300,400] [--seconds 10] [--warmup 3]
+python bench/sessions.py --workers 1,2 [--counts 50,100,200,400] [--scenario crash-loop-backoff]
+
+With `--workers`, for each worker count W and each N it starts `python -m webapp --workers
+W` (with a redis-server of its own on a free loopback port when W > 1), plays N sessions of
+one scenario at 10x, and reports a table: p99 *staleness* (from a transition's due wall
+time, the moment the session's clock reached its virtual time, to its arrival at the
+client), CPU per session-second (all server processes) and memory per session (their
+resident memory over an idle server's, divided by N), and the largest N with p99
+staleness under 100 ms.
 
 For each count N it starts the playground (`python -m webapp --port 0`) as a subprocess on
 loopback, opens N WebSocket connections, makes each join a built-in scenario and play it at
@@ -19,6 +28,7 @@ loops; stops by itself; prints figures and asserts nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -36,6 +46,9 @@ import websocket
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ["plain-pod", "liveness-restart", "crash-loop-backoff", "readiness-endpoints"]
 SENT_AT = re.compile(r'"sentAt":([0-9.eE+-]+)')
+NOW = re.compile(r'"now":([0-9.eE+-]+)')
+T = re.compile(r'"t":([0-9.eE+-]+)')
+SPEED = 10.0
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 TARGET_P99 = 0.100
 
@@ -72,6 +85,11 @@ class Tab:
     ws: websocket.WebSocket
     received: int = 0
     samples: list[str] = field(default_factory=list)
+    # Staleness: the wall time at which the session's clock was at virtual second 0
+    # (estimated as the earliest sentAt - now / speed seen), and (arrival, t) of every
+    # transition received.
+    anchor: float = float("inf")
+    arrivals: list[tuple[float, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -83,6 +101,7 @@ class Figures:
     seconds: float
     cpu: float
     connected: int
+    tabs: list[Tab] = field(default_factory=list)
 
     def percentile(self, p: float) -> float:
         if not self.latencies:
@@ -133,6 +152,8 @@ def drive(
     pid: int,
     label: str,
     keep_samples: int = 0,
+    scenarios: list[str] = SCENARIOS,
+    staleness: bool = False,
 ) -> tuple[Figures, list[str]]:
     tabs = []
     for _ in range(count):
@@ -142,8 +163,8 @@ def drive(
             break
     selector = selectors.DefaultSelector()
     for i, tab in enumerate(tabs):
-        send_event(tab.ws, "join", {"scenario": SCENARIOS[i % len(SCENARIOS)]})
-        send_event(tab.ws, "clock", {"op": "speed", "value": 10})
+        send_event(tab.ws, "join", {"scenario": scenarios[i % len(scenarios)]})
+        send_event(tab.ws, "clock", {"op": "speed", "value": SPEED})
         send_event(tab.ws, "clock", {"op": "play"})
         tab.ws.sock.setblocking(True)
         selector.register(tab.ws.sock, selectors.EVENT_READ, tab)
@@ -176,6 +197,19 @@ def drive(
             if match and measure_from <= received < measure_to:
                 messages += 1
                 latencies.append(received - float(match.group(1)))
+            if staleness and match:
+                now_match = NOW.search(text)
+                # Only paced ticks (now > 0): the clock takes its anchor at the first pacing
+                # round after `play`, up to a round after the tick that answered `play`.
+                if now_match and float(now_match.group(1)) > 0:
+                    tab.anchor = min(
+                        tab.anchor, float(match.group(1)) - float(now_match.group(1)) / SPEED
+                    )
+                start = text.find('"transitions":[')
+                end = text.find(',"runs":', start)
+                if start >= 0 and measure_from <= received < measure_to:
+                    for t in T.findall(text, start, end):
+                        tab.arrivals.append((received, float(t)))
             if len(samples) < keep_samples and tab.received % 7 == 3:
                 samples.append(text)
             tab.received += 1
@@ -187,7 +221,9 @@ def drive(
         except (OSError, websocket.WebSocketException):
             pass
     selector.close()
-    return Figures(label, count, latencies, messages, seconds, cpu, len(tabs)), samples
+    figures = Figures(label, count, latencies, messages, seconds, cpu, len(tabs))
+    figures.tabs = tabs
+    return figures, samples
 
 
 def run_playground(count: int, args: argparse.Namespace, keep: int) -> tuple[Figures, list[str]]:
@@ -218,12 +254,145 @@ def run_bare(count: int, args: argparse.Namespace, samples: Path, rate: float) -
         process.wait(10)
 
 
+def family(pid: int) -> list[int]:
+    """`pid` and its children (the workers of a --workers N server)."""
+    pids = [pid]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if int(text[text.rindex(")") + 2 :].split()[1]) == pid:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def rss_bytes(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run_workers(workers: int, count: int, args: argparse.Namespace) -> dict[str, float]:
+    redis = None
+    with tempfile.TemporaryDirectory() as folder:
+        env = {
+            "PLAYGROUND_DB": str(Path(folder) / "bench.sqlite3"),
+            "PLAYGROUND_MAX_SESSIONS": str(count * 2 + 10),
+            "PLAYGROUND_MAX_SESSIONS_PER_CLIENT": str(count * 2 + 10),
+            "PLAYGROUND_NEW_SESSIONS_PER_MINUTE": str(count * 2 + 10),
+            "PLAYGROUND_SERVER_MAX_CONNECTIONS_PER_CLIENT": str(count * 2 + 10),
+            "PLAYGROUND_SERVER_MAX_CONNECTIONS": str(count * 2 + 10),
+            "PLAYGROUND_ACTIONS_PER_SECOND": "1000",
+        }
+        command = [sys.executable, "-m", "webapp", "--port", "0", "--workers", str(workers)]
+        if workers > 1:
+            port = free_port()
+            redis = subprocess.Popen(
+                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no", "--dir", folder],
+                stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+            time.sleep(0.5)
+            command += ["--redis", f"redis://127.0.0.1:{port}/0"]
+        process, port_text = start(command, env)
+        try:
+            time.sleep(3.0)  # the workers import and start
+            pids = family(process.pid)
+            idle = rss_bytes(pids)
+            cpu_before = sum(cpu_seconds(p) for p in pids)
+            figures, _ = drive(
+                port_text, count, args.warmup, args.seconds, process.pid, f"W={workers}",
+                scenarios=[args.scenario], staleness=True,
+            )  # fmt: skip
+            busy = rss_bytes(pids)
+            cpu = sum(cpu_seconds(p) for p in pids) - cpu_before
+        finally:
+            children = family(process.pid)[1:]
+            process.kill()
+            for pid in children:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, 9)
+            process.wait(10)
+            if redis is not None:
+                redis.kill()
+                redis.wait(10)
+    stale = []
+    for tab in figures.tabs:
+        stale += [max(0.0, arrived - (tab.anchor + t / SPEED)) for arrived, t in tab.arrivals]
+    stale.sort()
+    p99 = stale[min(len(stale) - 1, int(0.99 * len(stale)))] if stale else float("nan")
+    # The CPU of the whole run (warm-up included: joins, replays) over its session-seconds.
+    seconds = args.warmup + args.seconds
+    return {
+        "workers": workers,
+        "n": count,
+        "tabs": figures.connected,
+        "samples": len(stale),
+        "p50": stale[len(stale) // 2] if stale else float("nan"),
+        "p99": p99,
+        "cpu_per_session_second": cpu / (count * seconds),
+        "mem_per_session": (busy - idle) / count,
+        "ticks_per_s": figures.messages / figures.seconds,
+        "latency_p99": figures.percentile(0.99),
+    }
+
+
+def workers_table(args: argparse.Namespace) -> int:
+    counts = [int(c) for c in args.counts.split(",")]
+    worker_counts = [int(w) for w in args.workers.split(",")]
+    print(
+        f"{args.scenario} at {SPEED:g}x; {args.seconds:g} s measured after {args.warmup:g} s"
+        f" warm-up; {os.cpu_count()} CPUs"
+    )
+    print(
+        " W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s  MiB/session  emit->arrival p99"
+    )
+    best: dict[int, int] = {}
+    for workers in worker_counts:
+        for count in counts:
+            row = run_workers(workers, count, args)
+            print(
+                f"{workers:2d} {count:5d} {row['tabs']:5.0f} {row['ticks_per_s']:8.0f}"
+                f" {row['samples']:12.0f} {row['p50'] * 1000:7.1f} ms {row['p99'] * 1000:7.1f} ms"
+                f" {row['cpu_per_session_second'] * 1000:17.2f} {row['mem_per_session'] / 2**20:12.2f}"
+                f" {row['latency_p99'] * 1000:11.1f} ms",
+                flush=True,
+            )
+            if row["p99"] < TARGET_P99 and row["tabs"] == count:
+                best[workers] = max(best.get(workers, 0), count)
+    for workers in worker_counts:
+        print(
+            f"{workers} worker(s): largest N with p99 staleness < {TARGET_P99 * 1000:.0f} ms:"
+            f" {best.get(workers) or 'none of those tried'}"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--counts", default="50,100,200,300,400")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--workers", help="worker counts for the staleness table, e.g. 1,2")
+    parser.add_argument("--scenario", default="crash-loop-backoff")
     args = parser.parse_args()
+    if args.workers:
+        return workers_table(args)
     counts = [int(c) for c in args.counts.split(",")]
     print(
         f"{len(counts)} counts, {args.seconds:g} s measured after {args.warmup:g} s warm-up each;"
@@ -251,7 +420,7 @@ def main() -> int:
     print("   N  ours p99   bare p99  ours us/msg  bare us/msg  ratio")
     best = 0
     for ours, bare in results:
-        ratio = ours.cpu_per_message / bare.cpu_per_message
+        ratio = ours.cpu_per_message / bare.cpu_per_message if bare.cpu else float("nan")
         print(
             f"{ours.count:4d} {ours.percentile(0.99) * 1000:7.1f} ms {bare.percentile(0.99) * 1000:7.1f} ms"
             f" {ours.cpu_per_message * 1e6:10.0f} {bare.cpu_per_message * 1e6:12.0f}  {ratio:5.2f}x"

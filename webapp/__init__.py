@@ -29,8 +29,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.from_mapping(load_config(config))
     # Created here, never at module level: several apps in one test process must not
     # share a server (TECH-NOTES §2a).
+    redis_url = app.config.get("REDIS_URL")
+    scaling: dict[str, Any] = {}
+    if redis_url:  # rooms span the workers (docs/workers.md)
+        scaling["message_queue"] = redis_url
+    if int(app.config.get("WORKERS") or 1) > 1:
+        # Long polling needs every request of a connection on one worker: WebSocket only.
+        scaling["transports"] = ["websocket"]
     socketio = SocketIO(
         app,
+        **scaling,
         async_mode=app.config["SOCKETIO_ASYNC_MODE"],
         # The transport's cap; messages over SOCKETIO_MAX_MESSAGE_BYTES (lower) are answered
         # with an `error` by webapp.realtime.transport.guard_messages.

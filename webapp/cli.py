@@ -1,12 +1,13 @@
 """The `pod-playground` command: serve the playground, or trace a scenario without a browser.
 
-pod-playground [--host 127.0.0.1] [--port 5000]
+pod-playground [--host 127.0.0.1] [--port 5000] [--workers N --redis URL]
 pod-playground trace FILE [--for SECONDS] [--act AT:ACTION[:key=value...]] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -28,26 +29,33 @@ def _serve(argv: list[str]) -> int:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=5000, help="port (0 picks a free one)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("PLAYGROUND_WORKERS") or 1),
+        help="worker processes on the one port (PLAYGROUND_WORKERS; more than 1 needs --redis)",
+    )
+    parser.add_argument(
+        "--redis",
+        default=os.environ.get("PLAYGROUND_REDIS_URL") or None,
+        metavar="URL",
+        help="Redis for the message queue, session records and leases (PLAYGROUND_REDIS_URL)",
+    )
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.workers > 1 and not args.redis:
+        parser.error("--workers N > 1 needs --redis URL (docs/workers.md)")
 
-    from . import create_app
+    from .workers import serve
 
-    app = create_app()
-    from .logs import configure_logging
-
-    configure_logging(app.config["LOG_FORMAT"])  # PLAYGROUND_LOG_FORMAT=json: JSON lines
     # A Werkzeug server we own (rather than socketio.run) lets --port 0 report the real
-    # port, and runs with no terminal, as in CI (TECH-NOTES §2a: threading mode).
-    server = make_playground_server(args.host, args.port, app)
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Pod Lifecycle Playground on http://{host}:{server.server_port}/", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    # port, and runs with no terminal, as in CI (TECH-NOTES §2a: threading mode). SIGTERM
+    # drains: every session is written and resumes after a restart (docs/workers.md).
+    overrides: dict[str, Any] = {"WORKERS": args.workers}
+    if args.redis:
+        overrides["REDIS_URL"] = args.redis
+    return serve(args.host, args.port, workers=args.workers, overrides=overrides)
 
 
 def main(argv: list[str] | None = None) -> int:

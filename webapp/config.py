@@ -52,6 +52,11 @@ DEFAULTS: dict[str, Any] = {
     # ... and all sessions of one client address together, for their commands.
     "CLIENT_CPU_SHARE": 0.5,
     "CLIENT_CPU_BURST_SECONDS": 5.0,
+    # Several workers (docs/workers.md): Redis carries the Socket.IO message queue, the
+    # session records and the leases; without it records go to SQLite (one process).
+    "REDIS_URL": None,
+    "WORKERS": 1,
+    "SESSION_RECORDS": True,  # False: sessions live only in memory (no resume after restart)
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
@@ -71,6 +76,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 _ENV_INTS = (
+    "WORKERS",
     "SERVER_MAX_PENDING",
     "SERVER_MAX_PENDING_PER_CLIENT",
     "SERVER_MAX_CONNECTIONS",
@@ -111,6 +117,8 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     for key in ("DB", "METRICS_TOKEN", "LOG_FORMAT"):
         if os.environ.get(f"PLAYGROUND_{key}"):
             config["PLAYGROUND_DB" if key == "DB" else key] = os.environ[f"PLAYGROUND_{key}"]
+    if os.environ.get("PLAYGROUND_REDIS_URL"):
+        config["REDIS_URL"] = os.environ["PLAYGROUND_REDIS_URL"]
     for key in _ENV_INTS:
         value = os.environ.get(f"PLAYGROUND_{key}")
         if value:

@@ -21,6 +21,10 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "This session has ended or never existed. Start a new one.",
         "zh": "这个会话已经结束或者不存在。请开始一个新的会话。",
     },
+    "session_elsewhere": {
+        "en": "This session is still running in another server process. Trying again in a moment.",
+        "zh": "这个会话仍在另一个服务器进程中运行。稍后会自动重试。",
+    },
     "no_session": {
         "en": "Join a session first.",
         "zh": "请先加入一个会话。",

@@ -3,6 +3,7 @@
 GET  /                    the playground (`?scenario=NAME` opens a built-in one)
 GET  /s/<id>              the playground on a share link
 GET  /api/scenarios       the built-ins: [{name, title: {en, zh}, description: {en, zh}}]
+                          (?lang=en|zh: the texts in that language only)
 POST /api/share           {yaml, actions?, at?, lang?} -> {id, url}
 GET  /api/share/<id>      {yaml, actions, at, lang?}
 GET  /healthz
@@ -98,7 +99,15 @@ def shared(link_id: str) -> str | tuple[str, int]:
 
 @bp.get("/api/scenarios")
 def scenarios() -> Response:
-    return catalog_of(current_app).listing(), 200
+    lang = request.args.get("lang")
+    if lang is not None and lang not in ("en", "zh"):
+        detail = i18n.problem("bad_language", _lang())
+        return {
+            "code": "bad_request",
+            "message": detail,
+            "errors": [{"path": "lang", "code": "bad_language", "message": detail}],
+        }, 400
+    return catalog_of(current_app).listing(lang), 200
 
 
 @bp.get("/api/share/<link_id>")

@@ -417,13 +417,16 @@ class PlaygroundRequestHandler(WSGIRequestHandler):
 
 
 class PlaygroundServer(ThreadedWSGIServer):
-    def __init__(self, host: str, port: int, app: Any, limits: ServerLimits) -> None:
+    def __init__(
+        self, host: str, port: int, app: Any, limits: ServerLimits, fd: int | None = None
+    ) -> None:
         handler = type(
             "PlaygroundRequestHandler",
             (PlaygroundRequestHandler,),
             {"timeout": limits.request_timeout, "keepalive": limits.keepalive},
         )
-        super().__init__(host, port, app, handler=handler)
+        # `fd`: a listening socket shared by several worker processes (webapp/workers.py).
+        super().__init__(host, port, app, handler=handler, fd=fd)
         self.limits = limits
         self.gate = RequestGate(limits, self._dispatch)
         self._served: dict[str, int] = {}

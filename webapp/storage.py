@@ -53,6 +53,13 @@ CREATE TABLE IF NOT EXISTS share_links (
 ) WITHOUT ROWID
 """
 _COLUMNS = {"opened_at": "REAL", "last_opened_at": "REAL", "lang": "TEXT"}
+_RECORDS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS session_records (
+    id       TEXT PRIMARY KEY,
+    body     TEXT NOT NULL,
+    saved_at REAL NOT NULL
+) WITHOUT ROWID
+"""
 _INDEX = "CREATE INDEX IF NOT EXISTS share_links_unopened ON share_links (created_at)"
 
 
@@ -234,6 +241,84 @@ class ShareStore:
         free = connection.execute("PRAGMA freelist_count").fetchone()[0]
         size = connection.execute("PRAGMA page_size").fetchone()[0]
         return int((pages - free) * size)
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+
+class SessionRecordTable:
+    """Session records (webapp/records.py) in the same SQLite file, table `session_records`,
+    for a server without Redis: what lets one process resume its sessions after a restart.
+
+    records = SessionRecordTable(path)
+    records.save_many({session_id: json_text, ...})
+    records.load(session_id)   # the JSON text, or None
+    records.delete(session_id); records.sweep(older_than_seconds)
+
+    The table is created on open if missing (additive: share links are untouched).
+    WAL with `synchronous=NORMAL`: a record is rewritten every second while its session
+    changes, and losing the last one on a power cut costs at most that second.
+    """
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = str(path)
+        self.clock = clock
+        self._local = threading.local()
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        with self.connection as connection:
+            connection.execute(_RECORDS_SCHEMA)
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=10.0)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            self._local.connection = connection
+        return connection
+
+    def save_many(self, records: dict[str, str]) -> None:
+        if not records:
+            return
+        now = self.clock()
+        with self.connection as connection:
+            connection.executemany(
+                "INSERT OR REPLACE INTO session_records (id, body, saved_at) VALUES (?, ?, ?)",
+                [(key, body, now) for key, body in records.items()],
+            )
+
+    def load(self, session_id: str) -> str | None:
+        row = self.connection.execute(
+            "SELECT body FROM session_records WHERE id = ?", (session_id,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def delete(self, session_id: str) -> None:
+        with self.connection as connection:
+            connection.execute("DELETE FROM session_records WHERE id = ?", (session_id,))
+
+    def touch(self, session_ids: list[str]) -> None:
+        """Keep records of sessions still open from the sweep."""
+        if not session_ids:
+            return
+        now = self.clock()
+        with self.connection as connection:
+            connection.executemany(
+                "UPDATE session_records SET saved_at = ? WHERE id = ?",
+                [(now, key) for key in session_ids],
+            )
+
+    def sweep(self, older_than_seconds: float) -> int:
+        with self.connection as connection:
+            deleted = connection.execute(
+                "DELETE FROM session_records WHERE saved_at < ?",
+                (self.clock() - older_than_seconds,),
+            ).rowcount
+        return int(deleted)
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)

@@ -2,7 +2,7 @@
 // server over Socket.IO. Parts never touch the socket: they dispatch `pg:*` events.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import * as i18n from "./i18n.js";
-import { applySnapshot, applyTick, initialState, diagramModel } from "./state.js";
+import { applySnapshot, applyTick, initialState, diagramModel, localNow, settleNow } from "./state.js";
 import { on, setText } from "./dom.js";
 import * as topbar from "./topbar.js";
 import * as editor from "./editor.js";
@@ -166,10 +166,28 @@ socket.on("disconnect", () => {
   body.dataset.connected = "false";
   showConnection("conn.disconnected");
 });
+// ------------------------------------------------------------------ the page's own clock
+// Between messages the page moves `now` itself from the last one the server sent (state.js
+// localNow); every message sets a new base. Ten frames a second, as ticks used to come.
+let clockBase = null; // {state, at}: the state as the last message left it, and when
+function rebase() {
+  clockBase = { state, at: performance.now() };
+}
+setInterval(() => {
+  const base = clockBase?.state;
+  if (!base || !base.clock?.playing || base.seq !== state.seq || base.session !== state.session) return;
+  const now = localNow(base, performance.now() - clockBase.at);
+  if (now !== state.now) {
+    state = { ...state, now };
+    render();
+  }
+}, 100);
+
 socket.on("snapshot", (msg) => {
   joiningWithSession = false;
   awaitingApply = false;
   state = applySnapshot(state, msg);
+  rebase();
   inClass.snapshotArrived();
   if (msg.session) sessionStorage.setItem(SESSION_KEY, msg.session);
   editor.snapshotArrived(state);
@@ -181,10 +199,21 @@ socket.on("tick", (msg) => {
     if (state.session) socket.emit("join", { session: state.session, lang: i18n.lang(), transitions: "table" });
     return;
   }
+  const shown = state.now;
+  const before = state.clock;
   state = result.state;
+  // The tick left the server a moment ago: the page's clock, just ahead, does not step back.
+  const sameClock = Boolean(before?.playing && state.clock?.playing && before.speed === state.clock.speed);
+  state = { ...state, now: settleNow(shown, state.now, sameClock, 0.5 * (state.clock?.speed ?? 1)) };
+  rebase();
   render();
 });
 socket.on("error", (err) => {
+  if (joiningWithSession && err?.code === "session_elsewhere") {
+    // Another worker still serves it and is letting it go (docs/workers.md): ask again.
+    setTimeout(() => join(), 1000);
+    return;
+  }
   if (inClass.handleError(err || {})) return;
   if (joiningWithSession) {
     // The stored session is gone (expired, server restarted): start from the page's source.

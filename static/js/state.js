@@ -138,6 +138,30 @@ export function applyTick(prev, tick) {
 }
 
 /**
+ * The page runs the virtual clock itself between messages: while playing, `now` moves at
+ * `speed` virtual seconds per wall second from the last `now` the server sent (`base`),
+ * never past the run's end. The server sends a message when something changes and resyncs
+ * the clock at most once a second (webapp/sessions/session.py), so the clock and the grace
+ * countdown move smoothly with no message between.
+ */
+export function localNow(base, elapsedMs) {
+  const clock = base.clock || {};
+  if (!clock.playing || !(elapsedMs > 0)) return base.now;
+  const t = base.now + (elapsedMs / 1000) * (clock.speed ?? 1);
+  return clock.end === null || clock.end === undefined ? t : Math.min(t, clock.end);
+}
+
+/**
+ * The `now` to show when a message arrives while the page's own clock ran: the server's,
+ * unless the page is ahead of it by less than `slack` virtual seconds with the same clock
+ * (the message spent that long on the wire), so the clock never steps back by a jitter.
+ */
+export function settleNow(shown, server, sameClock, slack) {
+  if (sameClock && shown > server && shown - server < slack) return shown;
+  return server;
+}
+
+/**
  * A probe run the tab already has grew: the tick names it by seq with its new `repeat`
  * ({every, count, until}: `count` identical probe runs, `every` seconds apart, the last at
  * `until`; docs/internals.md). Returns a new array only when something changed.

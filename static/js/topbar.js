@@ -95,13 +95,22 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
     offer,
   );
 
-  fetch("/api/scenarios", { headers: { Accept: "application/json" } })
-    .then((r) => (r.ok ? r.json() : []))
-    .then((list) => {
-      scenarios = Array.isArray(list) ? list : [];
-      fillPicker();
-    })
-    .catch(() => fillPicker());
+  // The list in the page's language only (half the bytes); fetched again on a switch.
+  let listLang = null;
+  function fetchScenarios() {
+    const wanted = lang();
+    if (wanted === listLang) return;
+    listLang = wanted;
+    fetch(`/api/scenarios?lang=${encodeURIComponent(wanted)}`, { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : []))
+      .then((list) => {
+        if (wanted !== listLang) return; // a newer switch asked for the other language
+        scenarios = Array.isArray(list) ? list : [];
+        fillPicker();
+      })
+      .catch(() => fillPicker());
+  }
+  fetchScenarios();
 
   function scenarioName() {
     return (latest?.scenario?.name || "scenario").replace(/[^\w.-]+/g, "-");
@@ -168,6 +177,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
       const name = state.scenario?.name ?? null;
       for (const b of langButtons) b.setAttribute("aria-pressed", String(b.dataset.lang === lang()));
       showOffer();
+      fetchScenarios();
       if (name !== current.scenario || current.lastPick !== `${lang()}|${name}|${scenarios.length}`) {
         current.scenario = name;
         fillPicker();

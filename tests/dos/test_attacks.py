@@ -3,7 +3,8 @@ a silent reader, huge shares, half-open requests, malformed and oversized packet
 
 Each test starts `python -m webapp --port 0` (tests/dos/harness.py), lets a legitimate
 player play a built-in scenario at 1x, attacks, and asserts what the issue asks:
-- the player's longest wait for an update stays under GAP_BOUND (1 s; normal is 0.1 s),
+- the player's longest wait for an update stays under GAP_BOUND (1.9 s; normal is the 1 s
+  resync of a session with nothing new but the time: the page runs its clock between),
 - the server's RSS stays under RSS_BOUND,
 - nobody gets `internal_error`, no answer is an HTML error, no traceback reaches stderr.
 A test reports every broken bound at once, with the figures it measured.
@@ -34,7 +35,10 @@ from tests.worst_case import CRASH_LOOP_POD, WORST_POD, worst_pod
 
 pytestmark = pytest.mark.dos
 
-GAP_BOUND = 1.0  # seconds without an update for a legitimate player (issue 12)
+# Seconds without an update for a legitimate player (issue 12): the once-a-second resync of
+# time alone (webapp/sessions/session.py RESYNC_SECONDS) and the 0.9 s of slack the bound
+# has always left over the normal gap (it was 1.0 s over ten ticks a second).
+GAP_BOUND = 1.9
 RSS_BOUND = 300.0  # MB for the whole server process (it starts at about 50 MB)
 SILENT_GROWTH_BOUND = 60.0  # MB the server may grow while two clients never read for 20 s
 EXTRA_THREADS_BOUND = 100  # threads the server may add while 600 requests hang half-open
@@ -345,3 +349,82 @@ def test_a_message_over_the_size_cap_gets_an_error_event(server: LiveServer) -> 
     seen = client.seen
     client.close()
     assert b'"error"' in seen, f"no error event before the connection closed: {seen[:200]!r}"
+
+
+def post_class(server: LiveServer, yaml: str, source: str) -> dict[str, Any]:
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", server.port, timeout=30, source_address=(source, 0)
+    )
+    try:
+        connection.request(
+            "POST",
+            "/api/classes",
+            body=json.dumps({"yaml": yaml}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        response = connection.getresponse()
+        body = response.read()
+        assert response.status == 201, body[:200]
+        made: dict[str, Any] = json.loads(body)
+        return made
+    finally:
+        connection.close()
+
+
+def test_teachers_asking_and_forking_far_into_crash_loops_stall_no_other_player(
+    server: LiveServer, player: Player
+) -> None:
+    """Anyone can create a class and teach it: three teachers of crash-looping runs seek to
+    6600 s and ask "what will STATUS be in 600 seconds?" (7200 s) four times a second, a
+    student of each forks the run every second and a hand-out at 7200 s goes out. Each used to be a
+    replay from 0 to 7200 s in one request (seconds of CPU); now a look ahead from a
+    checkpoint of the live run within a bound, charged to the teacher, and sliced seeks.
+    One more teacher, reading its answers, still gets its question answered."""
+    teachers, students = [], []
+    for i in range(3):
+        source = f"127.0.0.{2 + i}"
+        made = post_class(server, CRASH_LOOP_POD, source)
+        teacher = RawClient(server, source=source)
+        teacher.emit("class:teach", {"code": made["code"], "key": made["teacherKey"]})
+        teacher.emit("clock", {"op": "seek", "value": 6600})
+        student = RawClient(server, source=source)
+        student.emit("class:join", {"code": made["code"], "name": f"s{i}"})
+        teachers.append(teacher)
+        students.append(student)
+    seen: list[tuple[str, float]] = []
+    reader = socketio.Client(reconnection=False)
+    for event in ("class:question", "error"):
+        reader.on(event, lambda _, event=event: seen.append((event, time.monotonic())))
+    reader.connect(server.url, transports=["websocket"], wait_timeout=10)
+    mine = post_class(server, CRASH_LOOP_POD, "127.0.0.9")
+    reader.emit("class:teach", {"code": mine["code"], "key": mine["teacherKey"]})
+    reader.on("tick", lambda tick: seen.append(("at", tick.get("now", -1.0))))
+    reader.emit("clock", {"op": "seek", "value": 6600})
+    # Its own seek (4 s of CPU, in slices at its CPU share) is over before the attack.
+    assert wait_until(lambda: ("at", 6600) in seen, 60)
+    start = time.monotonic()
+    rounds, asked = 0, 0.0
+    while time.monotonic() < start + 12:
+        for teacher, student in zip(teachers, students, strict=True):
+            teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 600}})
+            if rounds % 4 == 0:  # a fork a second (each sends a snapshot of a long run)
+                student.emit("class:fork", {})
+            if rounds == 4:
+                teacher.emit("class:handout", {"yaml": CRASH_LOOP_POD, "at": 7200})
+        if rounds == 24:  # in the thick of it, its own seek long done
+            asked = time.monotonic()
+            reader.emit("class:ask", {"question": {"kind": "status", "seconds": 600}})
+        rounds += 1
+        time.sleep(0.25)
+    end = time.monotonic()
+    attackers = teachers + students
+    problems = problems_of(server, player, (start, end), attackers)
+    if not wait_until(lambda: any(e == "class:question" for e, _ in seen), 5):
+        problems.append(f"the reading teacher's question was not answered: {seen[:3]}")
+    elif (waited := next(at for e, at in seen if e == "class:question") - asked) >= ANSWER_BOUND:
+        # A replay from 0 to 7200 s of a crash-looping run: over 4 s of CPU alone.
+        problems.append(f"the reading teacher's question was answered after {waited:.2f} s")
+    reader.disconnect()
+    for attacker in attackers:
+        attacker.close()
+    assert not problems, "\n".join(problems)

@@ -118,3 +118,14 @@ def test_an_applied_edit_is_not_offered_again(page: Page) -> None:
     expect(page.locator("#lesson-title")).not_to_be_empty()
     expect(page.locator("#draft-offer")).to_be_hidden()
     assert editor_text(page) == edited
+
+
+def test_the_scenario_picker_speaks_the_page_language(page: Page) -> None:
+    """The page asks for the list in its own language and again after a switch."""
+    open_scenario(page, "plain-pod")
+    option = page.locator('#scenario-picker option[value="plain-pod"]')
+    expect(option).to_have_text(re.compile(r"plain Pod", re.I))
+    page.click('.lang-button[data-lang="zh"]')
+    expect(option).to_have_text("一个普通的 Pod：从提交到 Running")
+    page.click('.lang-button[data-lang="en"]')
+    expect(option).to_have_text(re.compile(r"plain Pod", re.I))

@@ -36,3 +36,15 @@ def test_help_names_both_uses() -> None:
     )
     assert "--port" in result.stdout
     assert "trace" in result.stdout
+
+
+def test_several_workers_need_redis() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", "--workers", "2"], capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert "--redis" in result.stderr
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", "--workers", "0"], capture_output=True, text=True
+    )
+    assert result.returncode == 2

@@ -114,7 +114,8 @@ def test_play_gives_ticks_with_consecutive_sequence_numbers(
     ticks = [first, *events(client, "tick")]
     seqs = [t["seq"] for t in ticks]
     assert seqs == list(range(snapshot["seq"] + 1, snapshot["seq"] + 1 + len(ticks)))
-    assert ticks[-1]["now"] == pytest.approx(6.0)
+    # Time alone is resent once a second (the page runs its clock in between).
+    assert 5.0 <= ticks[-1]["now"] <= 6.0
     steps = [t["step"] for tick in ticks for t in tick["transitions"]]
     assert steps == ["scheduled", "running"]
     assert ticks[-1]["pod"]["status"]["phase"] == "Running"

@@ -22,6 +22,21 @@ def test_the_builtin_scenarios_are_listed_with_titles_in_both_languages(app: Fla
         assert item["description"]["en"] and item["description"]["zh"]
 
 
+def test_the_list_can_be_asked_for_in_one_language(app: Flask) -> None:
+    client = app.test_client()
+    both = {item["name"]: item for item in client.get("/api/scenarios").json}
+    for lang in ("en", "zh"):
+        listing = client.get(f"/api/scenarios?lang={lang}").json
+        assert [item["name"] for item in listing] == list(both)
+        for item in listing:
+            assert item["title"] == {lang: both[item["name"]]["title"][lang]}
+            assert item["description"] == {lang: both[item["name"]]["description"][lang]}
+    refused = client.get("/api/scenarios?lang=fr", headers={"Accept-Language": "zh-CN"})
+    assert refused.status_code == 400
+    assert refused.json["code"] == "bad_request" and "语言" in refused.json["message"]
+    assert refused.json["errors"][0]["path"] == "lang"
+
+
 def test_a_builtin_scenario_opens_by_name(app: Flask) -> None:
     response = app.test_client().get("/?scenario=plain-pod")
     assert response.status_code == 200

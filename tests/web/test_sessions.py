@@ -91,17 +91,43 @@ def test_a_paused_session_sends_nothing(
     assert outbox.ticks() == []
 
 
-def test_time_only_ticks_are_limited_to_ten_a_second(
+def test_time_only_ticks_are_a_resync_once_a_second(
     manager: SessionManager, sim: FakeSimulation, outbox: Outbox
 ) -> None:
+    """The page runs its clock itself: with nothing new but the time, a playing session
+    sends one tick a second (it used to send ten)."""
     session = joined(manager, sim)
     sim.advance(5)  # past the start-up transitions
     session.snapshot(advance_seq=False)
     scheduler = Scheduler(manager)
     session.clock.play()
-    for i in range(21):  # one wall second in 50 ms rounds
+    for i in range(61):  # three wall seconds in 50 ms rounds
         scheduler.tick(i * 0.05)
-    assert 9 <= len(outbox.ticks()) <= 11
+    ticks = outbox.ticks()
+    assert 2 <= len(ticks) <= 4
+    assert all(not t["transitions"] for t in ticks)
+
+
+def test_a_new_transition_leaves_in_the_round_that_made_it(
+    manager: SessionManager, sim: FakeSimulation, outbox: Outbox
+) -> None:
+    session = joined(manager, sim)
+    session.snapshot(advance_seq=False)
+    scheduler = Scheduler(manager)
+    session.clock.play()
+    scheduler.tick(0.0)  # the clock takes its anchor
+    scheduler.tick(0.05)
+    before = len(outbox.ticks())
+    # The fake's first transition is due at virtual second 1: the round that reaches it
+    # sends it, though the previous tick left only 50 ms earlier.
+    rounds = 0
+    while not any(t["transitions"] for t in outbox.ticks()):
+        rounds += 1
+        scheduler.tick(0.05 + rounds * 0.05)
+        assert rounds < 40
+    assert len(outbox.ticks()) > before
+    sent = next(t for t in outbox.ticks() if t["transitions"])
+    assert sent["now"] - sent["transitions"][0]["t"] < 0.05 + 1e-9
 
 
 def test_the_session_pauses_at_its_end(manager: SessionManager, sim: FakeSimulation) -> None:

@@ -1,9 +1,12 @@
 """Prediction questions in a class.
 
 class:ask    {question: {kind: "status", seconds: N}}   teacher: "What will STATUS be in N
-             seconds?" The answer is computed by running a copy of the teacher's timeline
-             (deterministic replay, the kept future included) N virtual seconds on; the
-             choices are that STATUS and plausible others. The teacher's clock pauses.
+             seconds?" (1 <= N <= MAX_SECONDS) The answer is computed by running a copy
+             of the teacher's run (a checkpoint of it, the kept future included) N virtual
+             seconds on, within a bound (webapp/classes/ahead.py; `question_too_costly`
+             past it), charged to the teacher's CPU budgets; the choices are that STATUS
+             and plausible others. The teacher's clock pauses; while a seek of the
+             run goes on, "now" is the moment it goes to.
 class:answer {id, choice}                               student: one answer per question,
              changeable until the reveal
 class:reveal {id}                                       teacher: everyone sees the answer
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp import kubectl
+from webapp.classes import ahead
 from webapp.classes.room import Classes, Classroom, Student
 from webapp.realtime.state import Realtime, Refusal
 from webapp.sessions import PayloadProblem
@@ -43,14 +47,16 @@ USUAL_STATUSES = (
 
 
 def status_at(classes: Classes, session: Any, seconds: float) -> tuple[str | None, float]:
-    """STATUS of the focus Pod `seconds` after the session's now (None: the Pod is gone),
-    and the virtual second that is: a replay of the session's timeline, never its own run."""
+    """STATUS of the focus Pod `seconds` after the session's moment (`ahead.moment`: its
+    now, or where a running seek goes to; None: the Pod is gone),
+    and the virtual second that is: a copy of the session's run (a checkpoint of it as it
+    is) played on to there, never its own run; bounded (webapp/classes/ahead.py), refused
+    with `question_too_costly` past ASK_EVENTS engine events. The caller charges the CPU
+    to the session's budgets."""
     with session.lock:
-        scenario = session.scenario
-        actions = [dict(a) for a in session.actions]
-        start = session.sim.now
-    target = min(start + seconds, session.clock.end)
-    sim = classes.replay(scenario, [a for a in actions if a["at"] <= target], target)
+        target = min(ahead.moment(session) + seconds, session.clock.end)
+        look = ahead.capture(session, target)
+    sim = ahead.run(look)
     pod = sim.pod()
     if pod is None:
         return None, target
@@ -107,14 +113,16 @@ def ask(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, Any])
     teacher = classes.teacher_session(cls)
     with rt.working(teacher):
         with teacher.lock:
-            teacher.clock.pause()  # the clock pauses when a question is asked
+            # The clock pauses when a question is asked. A running seek (a rebuilt teacher
+            # session) goes on: the question is about the moment it goes to.
+            teacher.clock.pause()
             current_pod = teacher.sim.pod()
             current = (
                 str(kubectl.pod_columns(current_pod, teacher.sim.wall_time())["STATUS"])
                 if current_pod is not None
                 else None
             )
-            now = teacher.sim.now
+            now = ahead.moment(teacher)
             rt.send_tick(teacher)
         status, _ = status_at(classes, teacher, seconds)
     question = status_question(status, current, seconds, now)
@@ -199,9 +207,10 @@ def ask_scenario_question(
             scenario, actions, now = (
                 teacher.scenario,
                 [dict(a) for a in teacher.actions],
-                teacher.sim.now,
+                ahead.moment(teacher),
             )
-        right, _, _ = quiz.answer(classes.replay, scenario, actions, now, spec_question)
+            look = ahead.capture(teacher, now + float(spec_question["after"]))
+        right, _, _ = quiz.answer(ahead.replayer(look), scenario, actions, now, spec_question)
     if right is None:
         raise Refusal("quiz_unanswerable", id=check.shown_name(wanted))
     question = {

@@ -207,7 +207,7 @@ def register(classes: Classes) -> dict[str, Any]:
     def on_quiz(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         """`quiz:ask {id}`: the answer to one of the scenario's questions, now, on this tab's
         own run (alone, it is a quiz; a student in a class waits for the reveal)."""
-        from webapp.classes import quiz
+        from webapp.classes import ahead, quiz
 
         check.only_fields(payload, ["id"])
         entry = classes.members.get(sid)
@@ -223,9 +223,10 @@ def register(classes: Classes) -> dict[str, Any]:
                 scenario, actions, now = (
                     session.scenario,
                     [dict(a) for a in session.actions],
-                    session.sim.now,
+                    ahead.moment(session),
                 )
-            right, check_at, _ = quiz.answer(classes.replay, scenario, actions, now, found[0])
+                look = ahead.capture(session, now + float(found[0]["after"]))
+            right, check_at, _ = quiz.answer(ahead.replayer(look), scenario, actions, now, found[0])
         if right is None:
             raise Refusal("quiz_unanswerable", id=check.shown_name(wanted))
         classes.emit(

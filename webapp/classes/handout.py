@@ -1,9 +1,11 @@
 """`class:handout {scenario? | yaml? | share?, at?}`: every student gets a session of their
 own of that scenario, paused at virtual second `at` (default 0; a share's own `at`).
 
-The teacher's tab pays for building it once (it is checked fully there: a refused source
-changes nothing); each student's session is then a replay of the same timeline, so that
-it is exactly the same run. Students not connected get theirs when they come back.
+The teacher's tab pays for checking it (within one slice: a refused source changes
+nothing); each student's session then starts at second 0 with the timeline's actions as
+its kept future and reaches `at` by a sliced seek (webapp/sessions/slices.py), so that it
+is exactly the replay's run without replaying in the request. Students not connected get
+theirs when they come back.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from flask import current_app
 from webapp import shares, storage
 from webapp.classes.room import Classes, Classroom, Student
 from webapp.realtime.state import Realtime, Refusal, parse, scenario_text
-from webapp.sessions import PayloadProblem, Session
+from webapp.sessions import PayloadProblem, Session, slices
 from webapp.sessions import payloads as check
 
 SOURCES = ("scenario", "yaml", "share")
@@ -54,7 +56,7 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
     handout = {"yaml": text, "actions": actions, "at": at or 0.0}
     teacher = classes.teacher_session(cls)
     with rt.working(teacher):
-        build(classes, handout)  # refused here, before any student's run changes
+        scenario = build(classes, handout, rt)  # refused here, before any student's run changes
     with cls.lock:
         cls.handout = handout
         cls.mode = "free"
@@ -65,7 +67,7 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
             student.session_id = None
     for student in students:
         if student.sid:
-            session = handout_session(classes, cls, student)
+            session = handout_session(classes, cls, student, scenario)
             classes.send_state(cls, student.sid)
             classes.attach(student.sid, session)
     classes.broadcast_state(cls)
@@ -73,22 +75,45 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
     classes.send_roster(cls)
 
 
-def build(classes: Classes, handout: dict[str, Any]) -> Any:
+def build(classes: Classes, handout: dict[str, Any], rt: Realtime | None = None) -> Any:
+    """Check a hand-out in the teacher's request, within one slice's budget: its text
+    parses and its actions apply (as far as one slice of replay gets; a later refused
+    action is dropped when a student's seek meets it, as a share link's). Never the whole
+    replay to a far `at` (issue 12): that is each student's sliced seek."""
     scenario = parse(handout["yaml"])
     at = float(handout["at"])
-    past = [a for a in handout["actions"] if float(a.get("at", 0)) <= at]
+    end = rt.manager.end_seconds if rt is not None else max(at, 0.0)
+    link = {"yaml": handout["yaml"], "actions": handout["actions"], "at": at}
     try:
-        return classes.replay(scenario, past, at)
+        shares.open_link(classes.engine(), scenario, link, end=end, stop=slices.slice_stop(None))
+    except shares.LinkBroken:
+        raise Refusal("share_unopenable", problem=("malformed", {})) from None
+    except PayloadProblem as problem:
+        raise Refusal("share_unopenable", problem=(problem.code, problem.params)) from None
     except Exception as error:
         if not isinstance(getattr(error, "code", None), str):
             raise
         raise Refusal("share_unopenable", problem=("malformed", {})) from None
+    return scenario
 
 
-def handout_session(classes: Classes, cls: Classroom, student: Student) -> Session:
+def handout_session(
+    classes: Classes, cls: Classroom, student: Student, scenario: Any = None
+) -> Session:
+    """A student's session of the hand-out: at second 0 with the hand-out's actions up to
+    `at` as its kept future, and a sliced seek to `at` (the same run as a replay there).
+    `scenario`: the hand-out's text already parsed (once for all students)."""
+    from webapp.classes import ahead
+
     assert cls.handout is not None
-    sim = build(classes, cls.handout)
-    return classes.own_session(cls, student, sim, "handout")
+    handout = cls.handout
+    sim, future, seek_to = ahead.start_at(
+        classes.engine(),
+        scenario if scenario is not None else parse(handout["yaml"]),
+        handout["actions"],
+        float(handout["at"]),
+    )
+    return classes.own_session(cls, student, sim, "handout", future, seek_to)
 
 
 __all__ = ["hand_out", "handout_session", "shares"]

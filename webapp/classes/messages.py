@@ -75,6 +75,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "hold): the scenario's question needs fixing.",
         "zh": "问题“{id}”在这次运行中没有唯一的正确答案（没有或有多个选项成立）：场景里的问题需要修改。",
     },
+    "question_too_costly": {
+        "en": "This question is too costly to answer: reaching second {seconds} of this run "
+        "needs more than {events} simulation events. Ask about a nearer moment.",
+        "zh": "这个问题的计算代价太高：运行到第 {seconds} 秒需要超过 {events} 个模拟事件。"
+        "请问一个更近的时刻。",
+    },
     "quiz_in_class": {
         "en": "In a class, the teacher asks and reveals the questions.",
         "zh": "在课堂中，由老师提问并公布答案。",

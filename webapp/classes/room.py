@@ -31,7 +31,7 @@ from webapp.classes import codes
 from webapp.classes.store import ClassStore
 from webapp.ratelimit import RateLimiter
 from webapp.realtime.state import Realtime, Refusal, parse
-from webapp.sessions import Session, SessionGone, TooManyForClient, TooManySessions
+from webapp.sessions import Session, SessionGone, TooManyForClient, TooManySessions, slices
 
 log = logging.getLogger(__name__)
 
@@ -303,26 +303,38 @@ class Classes:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def replay(self, scenario: Any, actions: list[dict[str, Any]], now: float) -> Any:
-        engine = self.engine()
-        if not actions and now <= 0:
-            return engine.from_scenario(scenario, seed=0)
-        return engine.replay(scenario, [dict(a) for a in actions], until=now, seed=0)
-
     def teacher_session(self, cls: Classroom) -> Session:
         """The class's teacher session; rebuilt from the saved timeline when it is gone
         (a restart, or reaped while nobody was in the class)."""
         session = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         if session is not None:
             return session
+        from webapp.classes import ahead
+
         scenario = parse(cls.yaml)
-        sim = self.replay(
-            scenario, list(cls.timeline.get("actions", [])), float(cls.timeline.get("now", 0.0))
+        # Not a replay here: from second 0, the saved actions as the kept future, and a
+        # sliced seek to the saved moment (issue 12).
+        sim, future, seek_to = ahead.start_at(
+            self.engine(),
+            scenario,
+            list(cls.timeline.get("actions", [])),
+            float(cls.timeline.get("now", 0.0)),
         )
         session = self._create(sim, client=f"class:{cls.code}")
         cls.teacher_session_id = session.id
         self.owners[session.id] = (cls.code, "teacher", "")
+        self.seek_to(session, future, seek_to)
         return session
+
+    def seek_to(self, session: Session, future: list[dict[str, Any]], at: float | None) -> None:
+        """Give a new `session` its kept future and, with `at`, a pending seek there that
+        the seek loop runs in slices, charged to the session's CPU budgets."""
+        with session.lock:
+            session.future = list(future)
+            if at is not None:
+                slices.begin_seek(session, at)
+        if at is not None and self.rt.run_scheduler:
+            self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
 
     def _create(self, sim: Any, *, client: str, tab: str | None = None) -> Session:
         try:
@@ -332,11 +344,20 @@ class Classes:
         except TooManySessions as error:
             raise Refusal("too_many_sessions", limit=error.limit) from None
 
-    def own_session(self, cls: Classroom, student: Student, sim: Any, own: str) -> Session:
-        """A new session of the student's own (fork or hand-out); the previous one is left
-        to the reaper."""
+    def own_session(
+        self,
+        cls: Classroom,
+        student: Student,
+        sim: Any,
+        own: str,
+        future: list[dict[str, Any]] | None = None,
+        seek_to: float | None = None,
+    ) -> Session:
+        """A new session of the student's own (fork or hand-out), given its kept `future`
+        and, with `seek_to`, a sliced seek there; the previous one is left to the reaper."""
         session = self._create(sim, client=f"class:{cls.code}/{student.name.casefold()}")
         session.clock.pause()
+        self.seek_to(session, future or [], seek_to)
         self.owners[session.id] = (cls.code, "student", student.name.casefold())
         if student.session_id and student.session_id != session.id:
             self.owners.pop(student.session_id, None)
@@ -365,15 +386,29 @@ class Classes:
             self.start_loop()
 
     def fork(self, cls: Classroom, student: Student) -> Session:
-        """A private copy of the teacher's run at its exact current moment: the same
-        scenario, the same actions, the same virtual second, by deterministic replay."""
+        """A private copy of the teacher's run at its exact current moment (the moment a
+        seek of it is going to, if one runs): the same scenario, the same actions, the same
+        virtual second. Restored from a checkpoint of the teacher's run (or its nearest
+        stored one, or second 0) and taken the rest of the way by a sliced seek, so the
+        request never replays; the state is the deterministic replay's, event for event."""
+        from webapp.classes import ahead
+
         teacher = self.teacher_session(cls)
         with teacher.lock:
-            scenario = teacher.scenario
-            actions = [dict(a) for a in teacher.sim.actions]
-            now = teacher.sim.now
-        sim = self.replay(scenario, actions, now)
-        return self.own_session(cls, student, sim, "fork")
+            sim = teacher.sim
+            now = teacher.seek_target if teacher.seek_target is not None else sim.now
+            actions = [dict(a) for a in teacher.actions if a["at"] <= now]
+            start = ahead.start_at(
+                self.engine(),
+                sim.scenario,
+                actions,
+                now,
+                live=sim,
+                store=teacher.checkpoints if hasattr(sim, "checkpoints") else None,
+                seed=teacher.seed,
+            )
+        sim, future, seek_to = start
+        return self.own_session(cls, student, sim, "fork", future, seek_to)
 
     # -- what tabs are told -----------------------------------------------------------------
 
@@ -489,8 +524,12 @@ class Classes:
         session = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         if session is not None and session.lock.acquire(blocking=False):
             try:
-                cls.timeline = {"actions": [dict(a) for a in session.sim.actions],
-                                "now": session.sim.now}  # fmt: skip
+                # While a seek runs (a rebuilt teacher session), the moment it goes to.
+                now = session.seek_target
+                if now is None:
+                    now = session.sim.now
+                actions = [dict(a) for a in session.actions if a["at"] <= now]
+                cls.timeline = {"actions": actions, "now": now}
                 yaml = session.scenario.text
             finally:
                 session.lock.release()

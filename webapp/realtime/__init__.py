@@ -30,6 +30,7 @@ import math
 from flask import Flask
 from flask_socketio import SocketIO
 
+from webapp import records
 from webapp.realtime import act, apply, clock, connection, join, transport
 from webapp.realtime.dispatch import Handler, register
 from webapp.realtime.outbox import Outbox
@@ -113,6 +114,13 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
             eio_sid, Refusal("invalid_payload", problem=("malformed", {}))
         ),
     )
+    outbox.local = bool(config.get("REDIS_URL"))
+
+    def hang_up(sids: list[str]) -> None:  # they reconnect, and resume where they are served
+        for sid in sids:
+            transport.hang_up(socketio.server.eio, outbox._eio_sid(sid))
+
+    rt.keeper = records.init_app(app, manager, hang_up)
     rt.scheduler.tend = rt.tend
     rt.scheduler.after_round = outbox.sweep
     app.extensions["playground.realtime"] = rt

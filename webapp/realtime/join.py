@@ -12,7 +12,7 @@ from typing import Any
 from flask import current_app
 from flask_socketio import join_room, leave_room
 
-from webapp import shares, storage
+from webapp import records, shares, storage
 from webapp.clients import current_client
 from webapp.realtime.state import (
     Realtime,
@@ -49,18 +49,23 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     started = time.thread_time()
     previous = rt.manager.session_of(sid)  # only this tab's own handlers change it
     if sources == ["session"]:
-        session = rt.manager.get(check.text(payload, "session"))
+        session_id = check.text(payload, "session")
+        session = rt.manager.get(session_id)
         if session is None:
-            raise Refusal("unknown_session")
-        try:
-            rt.manager.attach(sid, session)
-        except SessionGone:
-            raise Refusal("unknown_session") from None
+            # Not here: a record of it (another worker's, or before a restart) rebuilds it.
+            session = resume(rt, session_id, sid)
+        else:
+            try:
+                rt.manager.attach(sid, session)
+            except SessionGone:
+                raise Refusal("unknown_session") from None
     else:
         client = current_client()
         if not rt.creations.allow(client):
             raise Refusal("new_sessions_rate_limited", limit=int(rt.creations.burst))
         session = new_session(rt, sid, payload, sources[0] if sources else None, client)
+        if rt.keeper is not None:
+            rt.keeper.claim(session)
     # Building a session (parsing, replaying a share) is charged to it; re-joining is never
     # refused for CPU (a tab repairing a gap must get its snapshot), only charged.
     used = time.thread_time() - started
@@ -76,6 +81,25 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         rt.send_snapshot(session, to_room=False, sid=sid)
     if rt.run_scheduler:
         rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
+        if rt.keeper is not None:
+            rt.keeper.start(rt.socketio.start_background_task, rt.socketio.sleep)
+
+
+def resume(rt: Realtime, session_id: str, sid: str) -> Session:
+    """Session `session_id` rebuilt from its record for tab `sid` (webapp/records.py)."""
+    if rt.keeper is None:
+        raise Refusal("unknown_session")
+    try:
+        session = rt.keeper.resume(session_id, sid=sid, client=current_client())
+    except records.SessionElsewhere:
+        raise Refusal("session_elsewhere") from None
+    except TooManyForClient as error:
+        raise Refusal("client_session_limit", limit=error.limit) from None
+    except TooManySessions as error:
+        raise Refusal("too_many_sessions", limit=error.limit) from None
+    if session is None:
+        raise Refusal("unknown_session")
+    return session
 
 
 def new_session(

@@ -59,6 +59,10 @@ class Outbox:
         self.lagging: dict[str, float] = {}
         self.table_tabs: set[str] = set()
         self._lock = threading.Lock()
+        # With a message queue (several workers), a session's tabs are all on the worker
+        # that serves it (webapp/records.py), so its messages go to them directly instead of
+        # through Redis and back.
+        self.local = False
 
     # -- reading the transport --------------------------------------------------------------
 
@@ -105,10 +109,11 @@ class Outbox:
             plain += tables
             tables = []
         # At most two encodings of the payload, whatever the number of tabs.
+        extra = {"ignore_queue": True} if self.local else {}
         if tables:
-            self.socketio.emit(event, compact, to=to, skip_sid=[*skipped, *plain])
+            self.socketio.emit(event, compact, to=to, skip_sid=[*skipped, *plain], **extra)
         if plain:
-            self.socketio.emit(event, payload, to=to, skip_sid=[*skipped, *tables] or None)
+            self.socketio.emit(event, payload, to=to, skip_sid=[*skipped, *tables] or None, **extra)
 
     # -- lagging tabs -----------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ class Realtime:
     gates: list[Any] = field(default_factory=list)
     refusals: list[Any] = field(default_factory=list)
     leaving: list[Any] = field(default_factory=list)
+    keeper: Any = None  # webapp.records.Keeper: session records and leases, if kept
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)

@@ -52,12 +52,19 @@ class ScenarioCatalog:
             return None
         return self._load().get(name)
 
-    def listing(self) -> list[dict[str, Any]]:
+    def listing(self, lang: str | None = None) -> list[dict[str, Any]]:
+        """Every built-in's name, title and description in both languages, or only in
+        `lang` ("en"/"zh"; the page asks for its own: half the bytes of its first visit's
+        list)."""
+
+        def texts(both: dict[str, str]) -> dict[str, str]:
+            return both if lang is None else {lang: both.get(lang) or both.get("en", "")}
+
         return [
             {
                 "name": name,
-                "title": scenario.simulation["title"],
-                "description": scenario.simulation["description"],
+                "title": texts(scenario.simulation["title"]),
+                "description": texts(scenario.simulation["description"]),
             }
             for name, scenario in self._load().items()
         ]

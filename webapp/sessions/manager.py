@@ -110,6 +110,7 @@ class SessionManager:
         *,
         client: str = "",
         tab: str | None = None,
+        session_id: str | None = None,
     ) -> Session:
         """A new session around `sim` for `client` (its address); `future` are timed actions
         still to come (a share link opened at an earlier moment than its last action).
@@ -118,10 +119,12 @@ class SessionManager:
         Capacity is shared fairly: when `client` already has `max_per_client` sessions, or
         the server `max_sessions`, the idlest session without a tab (of that client, or of
         anyone) is freed to make room; only when every one of them has a tab open is the
-        new one refused (TooManyForClient, TooManySessions).
+        new one refused (TooManyForClient, TooManySessions). `session_id` keeps the id of a
+        session rebuilt from its record (webapp/records.py).
         """
         session = Session(
             sim,
+            session_id=session_id,
             end=self.end_seconds,
             view_refresh_seconds=self.view_refresh_seconds,
             cpu=CpuBudget(self.cpu_rate, self.cpu_burst, clock=self.clock),
@@ -143,6 +146,17 @@ class SessionManager:
             self._sessions[session.id] = session
             if tab is not None:
                 self._attach(tab, session)
+        return session
+
+    def remove(self, session_id: str) -> Session | None:
+        """Let a session go without reaping it (another worker took it over, or this one is
+        draining); its tabs are forgotten. Returns it, or None if it was not here."""
+        with self._lock:
+            session = self._sessions.pop(session_id, None)
+            if session is not None:
+                for sid in session.tabs:
+                    if self._tab_session.get(sid) == session_id:
+                        del self._tab_session[sid]
         return session
 
     def _evict_idlest(self, candidates: list[Session]) -> bool:

@@ -34,6 +34,9 @@ CHECKPOINT_BUDGET = 3_000_000
 # A paced tick waits at least this long after the session's previous message: at most ten
 # a second. The scheduler lengthens it when many sessions play (see Scheduler.interval).
 MIN_TICK_INTERVAL = 0.1
+# With nothing new but the time, a playing session's tabs hear from it this often: the page
+# moves its clock itself in between (issue 13: updates scale with what changes).
+RESYNC_SECONDS = 1.0
 
 
 def new_session_id() -> str:
@@ -260,8 +263,9 @@ class Session:
         """What changed since the last message, or None when nothing did.
 
         `wall_now=None` asks for an exact tick now (after a command); with a wall time (the
-        scheduler's), a tick waits `interval` after the previous message, and new
-        transitions simply ride in the next one.
+        scheduler's), a tick with a new transition, clock or timeline leaves at once, and
+        one with nothing new but the time waits RESYNC_SECONDS (or `interval`, when the
+        scheduler stretches it under load) after the previous message.
         """
         if wall_now is not None and self.seek_target is not None:
             return None  # while a seek runs in slices, the seek loop reports its progress
@@ -278,7 +282,16 @@ class Session:
             and seeking == self._sent_seeking
         ):
             return None
-        if wall_now is not None and wall_now - self._sent_wall < interval:
+        urgent = len(transitions) > self._sent_transitions or clock != self._sent_clock
+        if (
+            wall_now is not None
+            and not (urgent or actions_changed)
+            and wall_now - self._sent_wall < max(interval, RESYNC_SECONDS)
+        ):
+            # Only time moved (and probe runs grew, which the page draws up to `now`): the
+            # page runs its clock itself (static/js/state.js localNow), so this waits for the
+            # resync. A new transition, a clock or a timeline change leaves in this round,
+            # close to its due time (bench/sessions.py --workers: staleness).
             return None
         self.cache.refresh(wall_now)
         fresh = transitions[self._sent_transitions :]

@@ -1,0 +1,71 @@
+"""Leases and records in a real Redis (webapp/records.py): one holder at a time, taken
+back after it expired when nobody else took it, released only by its holder; a hand-over
+request reaches the holder."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.stack import Redis, need_binaries
+from webapp import records
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[object]:
+    need_binaries()
+    redis_lib = pytest.importorskip("redis")
+    server = Redis(tmp_path / "redis")
+    try:
+        yield redis_lib.Redis.from_url(server.url)
+    finally:
+        server.stop()
+
+
+def test_one_holder_at_a_time(client: object) -> None:
+    a = records.RedisLeases(client, "worker-a", lease_ms=300)
+    b = records.RedisLeases(client, "worker-b", lease_ms=300)
+    assert a.acquire("s1")
+    assert a.acquire("s1")  # its own: renewed
+    assert not b.acquire("s1")
+    b.release(["s1"])  # not b's to release
+    assert not b.acquire("s1")
+    assert a.renew(["s1", "s2"]) == [True, True]  # s2 was free: a takes it
+    assert b.renew(["s1", "s2"]) == [False, False]
+    a.release(["s1"])
+    assert b.acquire("s1")
+    assert a.renew(["s1"]) == [False]
+
+
+def test_an_expired_lease_goes_to_whoever_asks(client: object) -> None:
+    a = records.RedisLeases(client, "worker-a", lease_ms=200)
+    b = records.RedisLeases(client, "worker-b", lease_ms=200)
+    assert a.acquire("s1")
+    deadline = time.monotonic() + 10
+    while not b.acquire("s1"):  # a died: nothing renews its lease
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert a.renew(["s1"]) == [False]
+
+
+def test_records_and_handover_requests(client: object) -> None:
+    store = records.RedisRecords(client, ttl_seconds=60)
+    store.save_many({"s1": '{"id": "s1"}'})
+    assert store.load("s1") == '{"id": "s1"}'
+    assert 0 < client.ttl(records.RedisRecords.key("s1")) <= 60  # type: ignore[attr-defined]
+    store.delete("s1")
+    assert store.load("s1") is None
+
+    holder = records.RedisLeases(client, "worker-a")
+    asked = threading.Event()
+    holder.listen(lambda session_id: session_id == "s1" and asked.set())
+    try:
+        time.sleep(0.3)  # subscribed
+        records.RedisLeases(client, "worker-b").request_handover("s1")
+        assert asked.wait(10)
+    finally:
+        holder.stop()

@@ -1,0 +1,535 @@
+"""Session records and leases: what lets any worker process rebuild any session, and a
+restart or a crash lose at most the last second (docs/workers.md).
+
+keeper = Keeper(manager, RedisRecords(url) | SqliteRecords(table), leases, ...)
+keeper.claim(session)                 # a new session: its lease, and its first record
+keeper.resume(session_id, sid=..., client=...)   # a session this worker does not have
+keeper.round()                        # once a second: persist what changed, renew leases
+keeper.drain()                        # SIGTERM: persist everything, let every lease go
+
+A *record* is a session's scenario text, its action timeline (past and kept future), its
+virtual time, its clock (playing, speed) and its sequence number, as JSON. Because the
+engine is deterministic, `Simulation.replay(scenario, actions, until=now, seed)` rebuilds
+the session exactly: the same transitions, events and views. (The engine's checkpoints
+share their logs with the run they came from, so they cannot leave the process: a rebuild
+replays from second 0; its CPU is charged to the session like any join.)
+
+Records are written by one thread per worker (`round`), at most once a second and only
+for sessions whose sequence number, clock or timeline moved since their last record, plus
+at once when a session is created, handed over or drained. Where they go:
+- with Redis (`--redis URL`): `playground:record:<id>`, expiring after the idle time;
+- without: the `session_records` table of the SQLite database (webapp/storage.py), so
+  one process resumes its sessions after a restart.
+
+A *lease* says which worker serves a session: `playground:lease:<id>` holds the worker's
+token for LEASE_MS, set with `SET NX PX` and renewed each round by a Lua compare-and-renew
+(a lease that expired while this worker was busy is taken back if nobody else took it).
+A tab whose session lives on another worker (it reconnected and landed elsewhere) makes
+its new worker publish a hand-over request: the holder writes the record, lets the lease
+go, forgets the session and closes its own tabs' connections (they reconnect, and resume);
+a holder that died (`kill -9`) answers nothing, and its lease runs out within LEASE_MS.
+Without Redis there is one process and no lease.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from webapp.manifest import parse_scenario
+from webapp.sessions import Session, SessionManager, slices
+
+log = logging.getLogger(__name__)
+
+RECORD_VERSION = 1
+SESSION_ID = re.compile(r"[A-Za-z0-9_-]{32}")  # webapp.sessions.session.new_session_id
+LEASE_MS = 3000
+PERSIST_SECONDS = 1.0
+HANDOVER_WAIT_SECONDS = LEASE_MS / 1000 + 2.0
+PREFIX = "playground"
+HANDOVER_CHANNEL = f"{PREFIX}:handover"
+
+
+class SessionElsewhere(Exception):
+    """Another worker holds the session and did not let it go in time."""
+
+
+# -- records ------------------------------------------------------------------------------
+
+
+def record_of(session: Session) -> dict[str, Any]:
+    """The session's record (under its lock)."""
+    sim = session.sim
+    return {
+        "v": RECORD_VERSION,
+        "id": session.id,
+        "yaml": session.scenario.text,
+        "actions": list(sim.actions),
+        "future": list(session.future),
+        "now": sim.now,
+        # A seek still running in slices goes on after a hand-over, a drain or a crash.
+        "seekTarget": session.seek_target,
+        "seq": session.seq,
+        "playing": session.clock.playing,
+        "speed": session.clock.speed,
+        "seed": session.seed,
+        "used": session.used,
+        "savedAt": time.time(),
+    }
+
+
+def changes(session: Session) -> tuple[Any, ...]:
+    """What a new record is written for: read without the lock (a stale read only delays
+    the record by a round)."""
+    clock = session.clock
+    return (session.seq, clock.playing, clock.speed, len(session.future), session.sim.now)
+
+
+def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, list[Any], float]:
+    """The Simulation a record describes at second 0, its whole timeline (past actions and
+    kept future) as the future, and the moment to reach: the caller gets there by a seek in
+    slices (webapp/sessions/slices.py), so rebuilding a far session is no one long request;
+    deterministic replay makes it the same run."""
+    scenario = parse_scenario(record["yaml"])
+    until = min(float(record["now"]), end)
+    seed = int(record["seed"])
+    # The class that runs this scenario (a workload scenario runs as a cluster).
+    sim = engine.from_scenario(scenario, seed=seed)
+    return sim, list(record["actions"]) + list(record["future"]), until
+
+
+class RecordStore(Protocol):
+    def save_many(self, records: dict[str, str]) -> None: ...
+    def load(self, session_id: str) -> str | None: ...
+    def delete(self, session_id: str) -> None: ...
+    def touch(self, session_ids: list[str]) -> None: ...
+
+
+class SqliteRecords:
+    """Records in SQLite (webapp.storage.SessionRecordTable), for one process."""
+
+    def __init__(self, table: Any, idle_seconds: float) -> None:
+        self.table = table
+        self.idle_seconds = idle_seconds
+        table.sweep(idle_seconds)
+
+    def save_many(self, records: dict[str, str]) -> None:
+        self.table.save_many(records)
+
+    def load(self, session_id: str) -> str | None:
+        text: str | None = self.table.load(session_id)
+        return text
+
+    def delete(self, session_id: str) -> None:
+        self.table.delete(session_id)
+
+    def touch(self, session_ids: list[str]) -> None:
+        self.table.touch(session_ids)
+
+
+class RedisRecords:
+    """Records in Redis, each expiring `ttl_seconds` after it was last written or touched."""
+
+    def __init__(self, client: Any, ttl_seconds: float) -> None:
+        self.client = client
+        self.ttl = max(1, int(ttl_seconds))
+
+    @staticmethod
+    def key(session_id: str) -> str:
+        return f"{PREFIX}:record:{session_id}"
+
+    def save_many(self, records: dict[str, str]) -> None:
+        if not records:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for session_id, body in records.items():
+            pipe.set(self.key(session_id), body, ex=self.ttl)
+        pipe.execute()
+
+    def load(self, session_id: str) -> str | None:
+        value = self.client.get(self.key(session_id))
+        return None if value is None else value.decode("utf-8")
+
+    def delete(self, session_id: str) -> None:
+        self.client.delete(self.key(session_id))
+
+    def touch(self, session_ids: list[str]) -> None:
+        if not session_ids:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for session_id in session_ids:
+            pipe.expire(self.key(session_id), self.ttl)
+        pipe.execute()
+
+
+# -- leases -------------------------------------------------------------------------------
+
+# KEYS: lease keys; ARGV[1]: this worker's token, ARGV[2]: the lease in ms. For each key: 1
+# if this worker holds it now (renewed, or taken back after it expired), 0 if another does.
+_RENEW = """
+local held = {}
+for i, key in ipairs(KEYS) do
+  local owner = redis.call('GET', key)
+  if owner == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+    held[i] = 1
+  elseif not owner then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+    held[i] = 1
+  else
+    held[i] = 0
+  end
+end
+return held
+"""
+# KEYS[1]: the lease; ARGV[1]: this worker's token. Deletes it only if it is ours.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+class RedisLeases:
+    def __init__(self, client: Any, token: str, lease_ms: int = LEASE_MS) -> None:
+        self.client = client
+        self.token = token
+        self.lease_ms = lease_ms
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+        self._pubsub: Any = None
+        self._thread: Any = None
+
+    @staticmethod
+    def key(session_id: str) -> str:
+        return f"{PREFIX}:lease:{session_id}"
+
+    def acquire(self, session_id: str) -> bool:
+        key = self.key(session_id)
+        if self.client.set(key, self.token, nx=True, px=self.lease_ms):
+            return True
+        return bool(self._renew(keys=[key], args=[self.token, self.lease_ms])[0])
+
+    def renew(self, session_ids: list[str]) -> list[bool]:
+        if not session_ids:
+            return []
+        held = self._renew(
+            keys=[self.key(s) for s in session_ids], args=[self.token, self.lease_ms]
+        )
+        return [bool(x) for x in held]
+
+    def release(self, session_ids: list[str]) -> None:
+        for session_id in session_ids:
+            with contextlib.suppress(Exception):
+                self._release(keys=[self.key(session_id)], args=[self.token])
+
+    def request_handover(self, session_id: str) -> None:
+        self.client.publish(HANDOVER_CHANNEL, session_id)
+
+    def listen(self, on_request: Callable[[str], None]) -> None:
+        """Hand-over requests go to `on_request(session_id)`, from a thread of their own
+        that subscribes again after Redis went away."""
+        self._stopped = threading.Event()
+
+        def run() -> None:
+            while not self._stopped.is_set():
+                try:
+                    pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                    pubsub.subscribe(HANDOVER_CHANNEL)
+                    try:
+                        while not self._stopped.is_set():
+                            message = pubsub.get_message(timeout=0.2)
+                            data = (message or {}).get("data")
+                            if isinstance(data, bytes):
+                                on_request(data.decode("ascii", "replace"))
+                    finally:
+                        pubsub.close()
+                except Exception:
+                    if not self._stopped.is_set():
+                        log.warning("hand-over channel lost; subscribing again")
+                        self._stopped.wait(1.0)
+
+        self._thread = threading.Thread(target=run, name="handover", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stopped.set()
+            self._thread.join(5.0)
+
+
+class LocalLeases:
+    """One process: every session is this process's."""
+
+    def acquire(self, session_id: str) -> bool:
+        return True
+
+    def renew(self, session_ids: list[str]) -> list[bool]:
+        return [True] * len(session_ids)
+
+    def release(self, session_ids: list[str]) -> None:
+        pass
+
+    def request_handover(self, session_id: str) -> None:
+        pass
+
+    def listen(self, on_request: Callable[[str], None]) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+# -- the keeper ---------------------------------------------------------------------------
+
+
+class Keeper:
+    """Keeps the records and leases of one worker's sessions."""
+
+    def __init__(
+        self,
+        manager: SessionManager,
+        store: RecordStore,
+        leases: Any,
+        *,
+        engine: Callable[[], Any],
+        hang_up: Callable[[list[str]], None],
+        interval: float = PERSIST_SECONDS,
+        handover_wait: float = HANDOVER_WAIT_SECONDS,
+    ) -> None:
+        self.manager = manager
+        self.store = store
+        self.leases = leases
+        self.engine = engine
+        self.hang_up = hang_up
+        self.interval = interval
+        self.handover_wait = handover_wait
+        self.held: dict[str, tuple[Any, ...] | None] = {}  # id -> what its record says
+        self._lock = threading.Lock()
+        self._resuming: dict[str, threading.Lock] = {}
+        self.stopped = threading.Event()
+        self._started = False
+        self.draining = False
+        leases.listen(self.on_handover)
+
+    # -- sessions coming and going ----------------------------------------------------------
+
+    def claim(self, session: Session) -> None:
+        """A session this worker just created: its lease and its first record."""
+        self.leases.acquire(session.id)
+        with session.lock:
+            record = record_of(session)
+            key = changes(session)
+        self.store.save_many({session.id: json.dumps(record)})
+        with self._lock:
+            self.held[session.id] = key
+
+    def resume(self, session_id: str, *, sid: str, client: str) -> Session | None:
+        """Rebuild session `session_id` from its record for tab `sid`; None when there is
+        no such record. Raises SessionElsewhere if its holder does not let it go."""
+        if not SESSION_ID.fullmatch(session_id) or self.draining:
+            return None
+        with self._lock:
+            gate = self._resuming.setdefault(session_id, threading.Lock())
+        with gate:
+            try:
+                session = self.manager.get(session_id)
+                if session is not None:  # another tab of this worker rebuilt it meanwhile
+                    self.manager.attach(sid, session)
+                    return session
+                if self.store.load(session_id) is None:
+                    return None
+                self._take_lease(session_id)
+                try:
+                    return self._rebuild(session_id, sid=sid, client=client)
+                except BaseException:
+                    self.leases.release([session_id])
+                    raise
+            finally:
+                with self._lock:
+                    self._resuming.pop(session_id, None)
+
+    def _take_lease(self, session_id: str) -> None:
+        if self.leases.acquire(session_id):
+            return
+        self.leases.request_handover(session_id)
+        deadline = time.monotonic() + self.handover_wait
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            if self.leases.acquire(session_id):
+                return
+        raise SessionElsewhere(session_id)
+
+    def _rebuild(self, session_id: str, *, sid: str, client: str) -> Session | None:
+        text = self.store.load(session_id)  # again: the holder wrote it as it let go
+        if text is None:
+            self.leases.release([session_id])
+            return None
+        record = json.loads(text)
+        sim, timeline, until = rebuild(self.engine(), record, end=self.manager.end_seconds)
+        session = self.manager.create(sim, timeline, client=client, tab=sid, session_id=session_id)
+        with session.lock:
+            session.seq = int(record["seq"])
+            session.used = bool(record.get("used", True))
+            session.clock.speed = float(record["speed"])
+            session.clock.playing = bool(record["playing"]) and until < session.clock.end
+            # Back to the record's moment as a seek is: one slice here, the rest by the seek
+            # loop; a seek that was still running then goes on to its own target.
+            target = record.get("seekTarget")
+            far = float(target) if isinstance(target, (int, float)) and target > until else until
+            slices.begin_seek(session, far)
+            slices.run_slice(session)
+            key = changes(session)
+        with self._lock:
+            self.held[session_id] = key
+        log.info("resumed a session from its record at %.1f s", until)
+        return session
+
+    def on_handover(self, session_id: str) -> None:
+        """Another worker has a tab for a session held here: let it go."""
+        with self._lock:
+            if session_id not in self.held:
+                return
+        session = self.manager.get(session_id)
+        if session is None:
+            return
+        with session.lock:
+            self.store.save_many({session_id: json.dumps(record_of(session))})
+            with self._lock:
+                self.held.pop(session_id, None)
+            self.manager.remove(session_id)
+            self.leases.release([session_id])
+            tabs = list(session.tabs)
+        self.hang_up(tabs)
+        log.info("handed a session over to another worker")
+
+    # -- once a second ----------------------------------------------------------------------
+
+    def round(self) -> None:
+        with self._lock:  # before the sessions: one claimed in between waits a round
+            held = dict(self.held)
+        sessions = {s.id: s for s in self.manager.sessions()}
+        due: dict[str, str] = {}
+        marks: dict[str, tuple[Any, ...]] = {}
+        for session_id, session in sessions.items():
+            if session_id not in held:
+                # Made here without `claim` (a class hand-out): kept from now on.
+                if self.draining or not self.leases.acquire(session_id):
+                    continue
+                with self._lock:
+                    self.held.setdefault(session_id, None)
+            elif changes(session) == held[session_id]:
+                continue
+            if not session.lock.acquire(blocking=False):
+                continue  # busy: the next round writes it
+            try:
+                due[session_id] = json.dumps(record_of(session))
+                marks[session_id] = changes(session)
+            finally:
+                session.lock.release()
+        self.store.save_many(due)
+        with self._lock:
+            for session_id, mark in marks.items():
+                if session_id in self.held:
+                    self.held[session_id] = mark
+            # Held but no longer in the manager: reaped or evicted. (A hand-over stops
+            # holding a session before the manager lets it go, so it is never counted.)
+            gone = [key for key in held if key not in sessions and key in self.held]
+            for session_id in gone:
+                del self.held[session_id]
+        # Freed here (idle, or evicted for room): nobody resumes them any more.
+        if gone:
+            self.leases.release(gone)
+            for session_id in gone:
+                self.store.delete(session_id)
+        kept = [s for s in held if s in sessions]
+        lost = [s for s, ok in zip(kept, self.leases.renew(kept), strict=True) if not ok]
+        self.store.touch(kept)
+        for session_id in lost:  # another worker took it over
+            with self._lock:
+                self.held.pop(session_id, None)
+            session = self.manager.remove(session_id)
+            if session is not None:
+                self.hang_up(list(session.tabs))
+
+    def run(self, sleep: Callable[[float], None]) -> None:
+        while not self.stopped.is_set():
+            started = time.monotonic()
+            try:
+                self.round()
+            except Exception:
+                log.exception("session records round failed")
+            sleep(max(0.0, self.interval - (time.monotonic() - started)))
+
+    def start(
+        self, start_background_task: Callable[..., Any], sleep: Callable[[float], None]
+    ) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        start_background_task(self.run, sleep)
+
+    def drain(self) -> int:
+        """Persist every session, let every lease go and forget the sessions (SIGTERM).
+        Returns how many were persisted."""
+        self.draining = True
+        self.stopped.set()
+        records: dict[str, str] = {}
+        for session in self.manager.sessions():
+            with session.lock:
+                records[session.id] = json.dumps(record_of(session))
+                self.manager.remove(session.id)
+        self.store.save_many(records)
+        with self._lock:
+            ids = list(self.held)
+            self.held.clear()
+        self.leases.release(ids)
+        self.leases.stop()
+        return len(records)
+
+
+def init_app(
+    app: Any, manager: SessionManager, hang_up: Callable[[list[str]], None]
+) -> Keeper | None:
+    """The keeper of `app`'s sessions: Redis when REDIS_URL is set, else SQLite; None when
+    SESSION_RECORDS is off."""
+    config = app.config
+    if not config.get("SESSION_RECORDS"):
+        return None
+    from webapp.shares import engine_for
+
+    idle = float(config["SESSION_IDLE_SECONDS"])
+    url = config.get("REDIS_URL")
+    store: RecordStore
+    leases: Any
+    if url:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+        store = RedisRecords(client, ttl_seconds=idle + 3600)
+        token = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(6)}"
+        leases = RedisLeases(client, token)
+    else:
+        from webapp.storage import SessionRecordTable, database_path
+
+        store = SqliteRecords(SessionRecordTable(database_path(app)), idle)
+        leases = LocalLeases()
+    keeper = Keeper(manager, store, leases, engine=lambda: engine_for(app), hang_up=hang_up)
+    app.extensions["playground.records"] = keeper
+    return keeper
+
+
+def keeper_of(app: Any) -> Keeper | None:
+    keeper: Keeper | None = app.extensions.get("playground.records")
+    return keeper
