@@ -257,6 +257,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
         "zh": "请只给出 session、yaml、scenario 或 share 中的一个",
     },
     "bad_language": {"en": "the language must be en or zh", "zh": "语言只能是 en 或 zh"},
+    "not_one_of": {
+        "en": '"{field}" must be one of: {choices}',
+        "zh": '"{field}" 只能是以下之一：{choices}',
+    },
     "malformed": {
         "en": "it is not a Socket.IO packet the server can read",
         "zh": "它不是服务器能读懂的 Socket.IO 数据包",

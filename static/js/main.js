@@ -151,7 +151,7 @@ function join(source = null) {
   else payload = initialSource();
   duplicateOf = null;
   joiningWithSession = Boolean(payload.session);
-  socket.emit("join", { ...payload, lang: i18n.lang() });
+  socket.emit("join", { ...payload, lang: i18n.lang(), transitions: "table" });
 }
 
 socket.on("connect", () => {
@@ -196,7 +196,7 @@ socket.on("snapshot", (msg) => {
 socket.on("tick", (msg) => {
   const result = applyTick(state, msg);
   if (result.resync) {
-    if (state.session) socket.emit("join", { session: state.session, lang: i18n.lang() });
+    if (state.session) socket.emit("join", { session: state.session, lang: i18n.lang(), transitions: "table" });
     return;
   }
   const shown = state.now;

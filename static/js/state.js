@@ -56,10 +56,29 @@ export function mergeEventTimes(known, events, { upTo = null } = {}) {
   return times;
 }
 
+/**
+ * The transitions a snapshot or tick carries: its `transitions` list, or its
+ * `transitionTable` `{columns, optional, rows}` (the form this page asks for at `join`,
+ * a third smaller) expanded into the same records; an optional column's null is absent.
+ */
+export function transitionsOf(msg) {
+  const table = msg.transitionTable;
+  if (!table) return Array.isArray(msg.transitions) ? msg.transitions : [];
+  const columns = table.columns || [];
+  const optional = new Set(table.optional || []);
+  return (table.rows || []).map((row) => {
+    const tr = {};
+    columns.forEach((column, i) => {
+      if (row[i] !== null || !optional.has(column)) tr[column] = row[i];
+    });
+    return tr;
+  });
+}
+
 /** A full snapshot replaces everything (after join, seek, apply). */
 export function applySnapshot(prev, msg) {
   const sameSession = prev.session && prev.session === msg.session;
-  const transitions = Array.isArray(msg.transitions) ? msg.transitions : [];
+  const transitions = transitionsOf(msg);
   const pod = msg.pod ?? null;
   return {
     ...initialState(),
@@ -91,7 +110,7 @@ export function applySnapshot(prev, msg) {
 export function applyTick(prev, tick) {
   if (prev.seq < 0 || tick.seq !== prev.seq + 1) return { state: prev, resync: true };
   const lastSeq = prev.transitions.length ? prev.transitions.at(-1).seq : -1;
-  const fresh = (tick.transitions || []).filter((tr) => tr.seq === undefined || tr.seq > lastSeq);
+  const fresh = transitionsOf(tick).filter((tr) => tr.seq === undefined || tr.seq > lastSeq);
   const transitions = extendRuns(fresh.length ? prev.transitions.concat(fresh) : prev.transitions, tick.runs);
   const has = (key) => Object.hasOwn(tick, key);
   const pod = has("pod") ? tick.pod : prev.pod;

@@ -101,3 +101,27 @@ def test_a_long_container_name_is_cut_with_its_full_name_at_hand(page: Page) -> 
     assert box["x"] + box["width"] <= lane["x"] + 1, (box, lane)
     label.focus()
     expect(page.locator("#timeline-readout")).to_have_text(LONG)
+
+
+def test_the_timeline_draws_a_snapshot_sent_as_a_table(page: Page) -> None:
+    """The page joins with `transitions: "table"` (issue 12: a smaller snapshot); after a
+    reload, its session's history arrives in one snapshot as a table and the timeline
+    draws the same bars from it as from the ticks."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    open_scenario(page, "liveness-restart")
+    play(page, "10")
+    wait_until_now(page, 45, timeout=30_000)
+    pause(page)
+    bars = page.locator("#timeline-svg .tl-seg, #timeline-svg .tl-probe")
+    drawn = "els => els.map(e => e.outerHTML)"
+    before = bars.evaluate_all(drawn)
+    assert len(before) >= 6, before  # state segments and probe results, from transitions
+    frames.clear()
+    page.reload()  # the tab re-joins its session: one snapshot with the whole history
+    expect(page.locator("body")).to_have_attribute("data-session", re.compile(r".+"))
+    expect(bars).to_have_count(len(before), timeout=15_000)
+    assert bars.evaluate_all(drawn) == before
+    snapshots = [f for f in frames if f.startswith('42["snapshot"')]
+    assert snapshots and all('"transitionTable"' in f for f in snapshots), frames[:3]
+    assert not any('"transitions":[{' in f for f in snapshots)

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import {
   applySnapshot, applyTick, initialState, diagramModel, graceCountdown, timelineModel,
   statusModel, lessonModel, endpointsModel, eventRows, seekTarget, probeSwitchValue,
-  toVirtual, boxKey, isFailure,
+  toVirtual, boxKey, isFailure, transitionsOf,
 } from "../../static/js/state.js";
 import { snapshot, crashTick, deleteTick, iso } from "./fixtures.mjs";
 import { readFileSync } from "node:fs";
@@ -316,4 +316,32 @@ test("a tick's runs extend probe runs the tab already has, by seq", () => {
   assert.deepEqual(m.probes.map((p) => [p.t, p.until, p.count]), [[10, 39, 30], [11, 36, 6]]);
   const same = applyTick(state, { seq: state.seq + 1, now: 41, transitions: [], runs: [] }).state;
   assert.equal(same.transitions, state.transitions, "no runs: the same array");
+});
+
+test("a transition table (join {transitions: \"table\"}) expands into the records the list carries", () => {
+  const listed = recorded("removed");
+  const records = listed.transitions;
+  assert.ok(records.some((tr) => tr.repeat) && records.some((tr) => tr.container === null));
+  // The table as webapp/sessions/wire.py builds it: the usual columns, then the optional ones.
+  const columns = ["seq", "t", "stage", "step", "object", "container", "field", "before", "after", "cause"];
+  for (const tr of records) for (const key of Object.keys(tr)) if (!columns.includes(key)) columns.push(key);
+  const optional = columns.filter((c) => records.some((tr) => !Object.hasOwn(tr, c)));
+  const rows = records.map((tr) => columns.map((c) => tr[c] ?? null));
+  const { transitions, ...rest } = listed;
+  const compact = { ...rest, transitionTable: { columns, optional, rows } };
+  assert.deepEqual(transitionsOf(compact), records);
+  // The page's state is the same whichever form the snapshot came in ...
+  const fromTable = applySnapshot(initialState(), compact);
+  assert.deepEqual(fromTable.transitions, fromRecording("removed").transitions);
+  assert.deepEqual(timelineModel(fromTable), timelineModel(fromRecording("removed")));
+  // ... and a tick's table extends it like its list would.
+  const next = records.length;
+  const fresh = { seq: next, t: 99, stage: 4, step: "exit", object: "Container/app", container: "app",
+    field: "runtime", before: "running", after: "exited", cause: "Process exited with code 1 (Error)" };
+  const tick = { seq: fromTable.seq + 1, transitionTable: { columns, optional,
+    rows: [columns.map((c) => fresh[c] ?? null)] } };
+  const { state, resync } = applyTick(fromTable, tick);
+  assert.equal(resync, false);
+  assert.deepEqual(state.transitions.at(-1), fresh);
+  assert.equal(state.transitions.length, next + 1);
 });

@@ -23,11 +23,14 @@ import zlib
 from dataclasses import dataclass, replace
 from typing import Any
 
+from webapp.engine.core.versions import VersionLog
+
 _TRANSITIONS = "transitions"
 _VERSIONS = "versions"
 _SCENARIO = "scenario"
 _POD, _STATUS, _SPEC = "pod", "status", "spec"
 _STORE = "store"
+_IN_HISTORY = "in-history"  # a checkpoint's Pod: the last version of its watch history
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,9 +115,16 @@ def take(sim: Any) -> Checkpoint | None:
     buffer = io.BytesIO()
     _Pickler(buffer, shared).dump(sim)
     state = zlib.compress(buffer.getvalue(), 1)  # about a fifth of the size, in well under 1 ms
+    objects = {key: value for key, value in extra.items() if value is not None}
+    if isinstance(versions, VersionLog) and versions and pod is not None and versions[-1][2] is pod:
+        # The Pod is the history's last version: found there again at restore (from a packed
+        # chunk, a copy), rather than kept alive by every checkpoint (docs/limits.md).
+        objects = {_POD: _IN_HISTORY}
+        if spec is not None and spec is not pod.get("spec"):
+            objects[_SPEC] = spec
     return Checkpoint(
         at_ms=sim.clock.now_ms,
-        objects={key: value for key, value in extra.items() if value is not None},
+        objects=objects,
         actions=tuple(dict(action) for action in sim.actions),
         seed=sim.seed,
         horizon_ms=sim.horizon_ms,
@@ -131,8 +141,14 @@ def restore(checkpoint: Checkpoint) -> Any:
     """A new Simulation in the checkpoint's state; the checkpoint stays as it was."""
     transitions = checkpoint.transitions[: checkpoint.transition_count]
     versions = checkpoint.versions[: checkpoint.version_count]
+    objects = checkpoint.objects
+    if objects.get(_POD) is _IN_HISTORY:
+        pod = versions[-1][2]
+        objects = {_POD: pod, _STATUS: pod.get("status"), _SPEC: pod.get("spec"), **objects}
+        objects[_POD] = pod
+        objects = {key: value for key, value in objects.items() if value is not None}
     shared = {_SCENARIO: checkpoint.scenario, _TRANSITIONS: transitions, _VERSIONS: versions,
-              _STORE: None, **checkpoint.objects}  # fmt: skip
+              _STORE: None, **objects}  # fmt: skip
     sim = _Unpickler(io.BytesIO(zlib.decompress(checkpoint.state)), shared).load()
     # The open runs' items were pickled with the state (only the list is shared), as they
     # were then: they may have grown since in the run the checkpoint came from. Put those

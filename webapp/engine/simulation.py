@@ -42,6 +42,7 @@ from webapp.engine.core.clock import URGENT, Clock
 from webapp.engine.core.pod_diff import endpoint_transitions, pod_transitions, readiness_cause
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
 from webapp.engine.core.transitions import STAGE_OF_STEP, TransitionLog, container_place
+from webapp.engine.core.versions import VersionLog
 from webapp.engine.kubelet.coasting import coast
 from webapp.engine.kubelet.conditions import mark_pod_not_ready, pod_conditions
 from webapp.engine.kubelet.images import ImageRegistry
@@ -111,7 +112,8 @@ class Simulation:
         self.created_ms = created_ms
         self._log = TransitionLog()
         self.transitions: list[dict] = self._log.items
-        self.pod_versions: list[tuple[float, str, dict]] = []
+        # (t, event type, Pod) per change, older ones packed (core/versions.py)
+        self.pod_versions: Any = VersionLog()
         self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
         self.pod_object_dict = self._create_pod_object(pod)
         self.node_name: str | None = None

@@ -1,6 +1,8 @@
-"""`join {session? | yaml? | scenario? | share?, lang?}`: attach a tab to a session (an
-existing one by id, or a new one from text, a built-in name or a share link) and send it a
-snapshot."""
+"""`join {session? | yaml? | scenario? | share?, lang?, transitions?}`: attach a tab to a
+session (an existing one by id, or a new one from text, a built-in name or a share link) and
+send it a snapshot. `transitions: "table"` asks for the transitions of this tab's snapshots
+and ticks as a table (`transitionTable`, webapp/sessions/wire.py), `"list"` (the default)
+for the list of records."""
 
 from __future__ import annotations
 
@@ -31,12 +33,16 @@ from webapp.sessions import (
 from webapp.sessions import payloads as check
 
 SOURCES = ("session", "yaml", "scenario", "share")
+TRANSITION_FORMS = ("list", "table")
 
 
 def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
-    check.only_fields(payload, [*SOURCES, "lang"])
+    check.only_fields(payload, [*SOURCES, "lang", "transitions"])
     if "lang" in payload:
         rt.languages[sid] = language(payload)
+    table = None
+    if "transitions" in payload:
+        table = check.choice(payload, "transitions", TRANSITION_FORMS) == "table"
     sources = [k for k in SOURCES if k in payload]
     if len(sources) > 1:
         raise PayloadProblem("one_source")
@@ -69,6 +75,8 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     if previous is not None and previous is not session:
         leave_room(previous.room, sid=sid)
     with rt.working(session, refusable=False), session.lock:
+        if table is not None:
+            (rt.outbox.table_tabs.add if table else rt.outbox.table_tabs.discard)(sid)
         join_room(session.room, sid=sid)
         rt.send_snapshot(session, to_room=False, sid=sid)
     if rt.run_scheduler:

@@ -4,6 +4,7 @@ tab from growing the server's memory.
 outbox.emit("tick", payload, to=room)   # to every tab in the room that keeps up
 outbox.lagging                          # {sid: when it fell behind}
 outbox.sweep()                          # hang up tabs lagging past the hard bound or time
+outbox.table_tabs                       # tabs that take transitions as a table (below)
 
 A tab *lags* when its connection's outgoing queue holds more than `soft_bytes` (the queue
 is engine.io's, metered by `transport.MeteredQueue`). From then on nothing is queued for
@@ -12,6 +13,11 @@ it one fresh snapshot of its session (`Realtime.tend`), so it gets the latest st
 every tick it missed (the page takes a snapshot at any time). A tab lagging for longer than
 `lag_seconds`, or whose queue holds more than `hard_bytes`, is hung up
 (`transport.hang_up`), which also frees everything queued for it.
+
+A tab that joined with `transitions: "table"` (the page does) gets the transitions of its
+snapshots and ticks as a table, `transitionTable` (webapp/sessions/wire.py), instead of
+the list of records, `transitions`: the same records, about a third smaller on the wire
+(docs/limits.md, "Snapshot size"). Other tabs of the room get the list.
 
 Nothing here blocks: emitting only puts packets in queues, and the checks read counters.
 """
@@ -27,10 +33,12 @@ from typing import Any
 from flask_socketio import SocketIO
 
 from webapp.realtime import transport
+from webapp.sessions.wire import WirePayload, transition_table
 
 log = logging.getLogger("webapp.realtime")
 
 NAMESPACE = "/"
+TABLE_EVENTS = ("snapshot", "tick")
 
 
 class Outbox:
@@ -49,6 +57,7 @@ class Outbox:
         self.lag_seconds = lag_seconds
         self.clock = clock
         self.lagging: dict[str, float] = {}
+        self.table_tabs: set[str] = set()
         self._lock = threading.Lock()
         # With a message queue (several workers), a session's tabs are all on the worker
         # that serves it (webapp/records.py), so its messages go to them directly instead of
@@ -80,7 +89,8 @@ class Outbox:
     def emit(self, event: str, payload: Any, to: str, *, skip: Iterable[str] = ()) -> None:
         """Send `event` to room (or tab) `to`, leaving out lagging tabs and `skip`."""
         skipped = set(skip)
-        recipients = 0
+        plain: list[str] = []
+        tables: list[str] = []
         server = self._server
         for sid, eio_sid in list(server.manager.get_participants(NAMESPACE, to)):
             if sid in skipped:
@@ -90,11 +100,20 @@ class Outbox:
             elif transport.queued_bytes(server.eio, eio_sid) > self.soft_bytes:
                 self.fall_behind(sid)
                 skipped.add(sid)
+            elif sid in self.table_tabs and event in TABLE_EVENTS:
+                tables.append(sid)
             else:
-                recipients += 1
-        if recipients:
-            extra = {"ignore_queue": True} if self.local else {}
-            self.socketio.emit(event, payload, to=to, skip_sid=list(skipped) or None, **extra)
+                plain.append(sid)
+        compact = as_table(payload) if tables else payload
+        if compact is payload:
+            plain += tables
+            tables = []
+        # At most two encodings of the payload, whatever the number of tabs.
+        extra = {"ignore_queue": True} if self.local else {}
+        if tables:
+            self.socketio.emit(event, compact, to=to, skip_sid=[*skipped, *plain], **extra)
+        if plain:
+            self.socketio.emit(event, payload, to=to, skip_sid=[*skipped, *tables] or None, **extra)
 
     # -- lagging tabs -----------------------------------------------------------------------
 
@@ -135,4 +154,20 @@ class Outbox:
     def release(self, sid: str) -> None:
         """Tab `sid` disconnected: forget it, and close a WebSocket left open under it."""
         self.forget(sid)
+        self.table_tabs.discard(sid)
         transport.release(self._server.eio, self._eio_sid(sid))
+
+
+def as_table(payload: Any) -> Any:
+    """``payload`` (a snapshot or a tick) with its transitions as `transitionTable`, or the
+    payload itself when it has none to shorten."""
+    if not isinstance(payload, dict) or not payload.get("transitions"):
+        return payload
+    table = transition_table(payload["transitions"])
+    if table is None:
+        return payload
+    data = {k: v for k, v in payload.items() if k != "transitions"}
+    data["transitionTable"] = table
+    if isinstance(payload, WirePayload):
+        return WirePayload(data, payload.fragments, payload.cached_keys)
+    return data

@@ -67,6 +67,15 @@ def text(payload: dict[str, Any], field: str, *, limit: int = MAX_SHORT_TEXT) ->
     return value
 
 
+def choice(payload: dict[str, Any], field: str, choices: Iterable[str]) -> str:
+    """One of the words ``choices``, refused as `not_one_of` otherwise."""
+    choices = tuple(choices)
+    value = text(payload, field)
+    if value not in choices:
+        raise PayloadProblem("not_one_of", field=field, choices=", ".join(choices))
+    return value
+
+
 def utf8_size(value: str, field: str) -> int:
     """Bytes of `value` in UTF-8; a lone surrogate (JSON allows "\\ud800", Unicode does
     not) is refused as `not_unicode`."""

@@ -88,6 +88,7 @@ class StateCache:
         self.cluster: dict[str, Any] | None = None  # a workload scenario's objects and traffic
         self._cluster_key: Any = None
         self._cluster_watch = ClusterWatch()
+        self._pod_watch = ClusterWatch("pod_versions", cap=None)
 
     def refresh(self, wall_now: float | None = None) -> None:
         """Bring the objects and views up to date; `wall_now=None` means "exactly, now"."""
@@ -164,8 +165,8 @@ class StateCache:
         views = dict(self.views)
         if self._versions_rendered != self._versions_seen:
             self._versions_rendered = self._versions_seen
-            versions = [(sim.wall_time(t), kind, pod) for t, kind, pod in sim.pod_versions]
-            views["watch"] = "\n".join(kubectl.watch_lines(versions))
+            # no event yet: the column titles alone, as kubectl.watch_lines gives them
+            views["watch"] = self._pod_watch.text(sim) or "\n".join(kubectl.watch_lines([]))
             pod_json = self.fragments.known("pod")
             views["yaml"] = POD_YAML.render(pod, pod_json) if pod and pod_json else ""
         views["columns"] = kubectl.pod_columns(pod, now) if pod else None
@@ -219,25 +220,30 @@ WATCH_LINES = 300  # `kubectl get pods -w` across Pods: the last lines sent to t
 
 
 class ClusterWatch:
-    """`kubectl get pods -w` over every Pod of a cluster run, fed incrementally: one
-    tabwriter with kubectl's remembered widths, new watch events formatted once each."""
+    """`kubectl get pods -w` over every Pod of a cluster run (or, with ``source=
+    "pod_versions"`` and no ``cap``, over the one Pod of a Pod scenario), fed incrementally:
+    one tabwriter with kubectl's remembered widths, new watch events formatted once each
+    (old versions are packed, engine/core/versions.py: they are read once per run)."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str = "watch_versions", cap: int | None = WATCH_LINES) -> None:
+        self.source = source
+        self.cap = cap
         self._source: Any = None
         self._seen = 0
         self._writer: Any = None
         self._lines: list[str] = []
 
     def text(self, sim: Any) -> str:
-        versions = sim.watch_versions
-        if versions is not self._source:  # another run (a replay): start again
+        versions = getattr(sim, self.source)
+        if versions is not self._source or len(versions) < self._seen:
+            # another run (a replay): start again
             self._source, self._seen, self._lines = versions, 0, []
             self._writer = kubectl.watch_writer()
         for t, _kind, pod in versions[self._seen :]:
             self._lines.extend(kubectl.watch_event_lines(self._writer, sim.wall_time(t), pod))
         self._seen = len(versions)
-        if len(self._lines) > WATCH_LINES + 1:
-            self._lines = [self._lines[0], *self._lines[-WATCH_LINES:]]
+        if self.cap is not None and len(self._lines) > self.cap + 1:
+            self._lines = [self._lines[0], *self._lines[-self.cap :]]
         return "\n".join(self._lines)
 
 

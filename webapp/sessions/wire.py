@@ -22,6 +22,30 @@ def encode(value: Any) -> str:
 
 loads = json.loads
 
+# A snapshot's transitions as a table (`join {transitions: "table"}`; docs/limits.md,
+# "Snapshot size"): the same records without their keys repeated, a third smaller. The
+# columns are the keys in the order they first appear; a key some records lack is listed in
+# `optional`, and its `null` means "absent" (the page drops it when it expands the rows).
+_TABLE_COLUMNS = ("seq", "t", "stage", "step", "object", "container", "field", "before",
+                  "after", "cause")  # fmt: skip
+
+
+def transition_table(transitions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """`{columns, optional, rows}` for ``transitions``, or None when the table could not say
+    the same (a record with an explicit null in a key other records lack)."""
+    seen: dict[str, bool] = {}
+    for item in transitions:
+        for key in item:
+            seen.setdefault(key, True)
+    names = [key for key in _TABLE_COLUMNS if key in seen]
+    names += [key for key in seen if key not in _TABLE_COLUMNS]
+    optional = [key for key in names if any(key not in item for item in transitions)]
+    for key in optional:
+        if any(key in item and item[key] is None for item in transitions):
+            return None
+    rows = [[item.get(key) for key in names] for item in transitions]
+    return {"columns": names, "optional": optional, "rows": rows}
+
 
 class Fragments:
     """JSON texts of objects, valid only for the very object they were made from."""

@@ -5,6 +5,7 @@ See docs/internals.md for the format and the step vocabulary.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 STAGE_OF_STEP = {
@@ -50,10 +51,13 @@ class TransitionLog:
     oldest first, so a reader can send only what changed since it last looked.
     """
 
-    __slots__ = ("_runs", "extended", "items", "revision")
+    __slots__ = ("_runs", "_values", "extended", "items", "revision")
 
     def __init__(self) -> None:
         self.items: list[dict] = []
+        # Small values that recur (a container state summary, {"state": "running", ...}),
+        # each kept once: items never change their before / after (docs/limits.md, memory).
+        self._values: dict[tuple, dict] = {}
         # (object, field) -> [item, last ms, every ms or None]: the run a repeat may extend
         self._runs: dict[tuple[str, str], list] = {}
         self.revision = 0
@@ -118,24 +122,40 @@ class TransitionLog:
         self.extended.pop(seq, None)
         self.extended[seq] = self.revision
 
+    def _shared(self, value: Any) -> Any:
+        """``value``, or an equal one this log already holds (a flat dict of scalars)."""
+        if type(value) is not dict or len(value) > 8 or not all(map(_scalar, value.values())):
+            return sys.intern(value) if type(value) is str else value
+        key = tuple((k, type(v), v) for k, v in value.items())  # True is not 1, nor 1.0
+        shared = self._values.get(key)
+        if shared is None and len(self._values) < 1024:
+            shared = self._values[key] = value
+        return value if shared is None else shared
+
     def _append(self, ms, step, obj, field, before, after, cause, container, stage, seconds) -> dict:  # fmt: skip
+        # Names and messages repeat thousands of times in a long run: one string each.
+        intern = sys.intern
         item = {
             "seq": len(self.items),
             "t": ms / 1000,
             "stage": stage,
-            "step": step,
-            "object": obj,
-            "container": container,
-            "field": field,
-            "before": before,
-            "after": after,
-            "cause": cause,
+            "step": intern(step),
+            "object": intern(obj),
+            "container": container if container is None else intern(container),
+            "field": intern(field),
+            "before": self._shared(before),
+            "after": self._shared(after),
+            "cause": intern(cause),
         }
         if seconds is not None:
             item["seconds"] = seconds  # a back-off wait starts: its length (docs/internals.md)
         self.items.append(item)
         self.revision += 1
         return item
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def _same(item: dict, stage: int, step: str, container: str | None, after: Any, cause: str) -> bool:
