@@ -111,7 +111,7 @@ class Simulation:
         Pod a controller created at ``created_ms``."""
         self.created_ms = created_ms
         self._log = TransitionLog()
-        self.transitions: list[dict] = self._log.items
+        self.transitions: Any = self._log.items  # a RecordLog (core/transitions.py)
         # (t, event type, Pod) per change, older ones packed (core/versions.py)
         self.pod_versions: Any = VersionLog()
         self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
@@ -471,7 +471,7 @@ class Simulation:
         return {
             "pod": self.pod(),
             "events": self.events(),
-            "transitions": self.transitions,
+            "transitions": list(self.transitions),
             "endpointSlices": self.endpoint_slices(),
         }
 
