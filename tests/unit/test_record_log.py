@@ -40,6 +40,8 @@ def test_a_record_log_reads_like_the_list_of_its_items(count: int) -> None:
             i = rng.randint(-count, count - 1)
             assert log[i] == items[i]
     assert log[::3] == items[::3]
+    picked = sorted(rng.sample(range(count), min(count, 40)))
+    assert log.pick(picked) == [items[i] for i in picked]
     if count:
         head = log.head(count)
         head[0] = replaced = {"seq": 0, "replaced": True}  # restore puts its own copies in
@@ -95,3 +97,23 @@ def test_closed_records_are_packed_and_far_smaller() -> None:
     packed = sum(len(chunk) for chunk in log._packed)
     assert len(as_dicts) > 1000 and len(log._recent) < 2 * PACK_CHUNK
     assert packed * 5 < size_as_dicts
+
+
+def test_runs_extended_since_finds_exactly_the_runs_that_grew() -> None:
+    """Open and closed runs alike (a closed run's pair leaves ``extended`` for the arrays):
+    from any revision a reader saw, the items it had whose ``repeat`` changed since, by seq
+    (newer items it gets whole, as a session's tick does)."""
+    sim = Simulation.from_yaml(CRASH_LOOP_POD)
+    seen: list[tuple[int, dict[int, str]]] = []
+    for second in range(0, 1200, 37):
+        sim.advance_to(float(second))
+        seen.append(
+            (sim.revision, {i["seq"]: json.dumps(i.get("repeat")) for i in sim.transitions})
+        )
+    assert len(sim._log._closed_seqs) > 50 and len(sim.transitions._packed) > 5
+    now = {i["seq"]: json.dumps(i.get("repeat")) for i in sim.transitions}
+    for revision, repeats in seen:
+        grew = [seq for seq, repeat in repeats.items() if now[seq] != repeat]
+        got = [item for item in sim.runs_extended_since(revision) if item["seq"] in repeats]
+        assert [item["seq"] for item in got] == grew
+        assert all(json.dumps(item["repeat"]) == now[item["seq"]] for item in got)

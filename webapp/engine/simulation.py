@@ -407,13 +407,7 @@ class Simulation:
 
     def runs_extended_since(self, revision: int) -> list[dict]:
         """The transitions whose ``repeat`` grew after ``revision`` (by seq)."""
-        items = self.transitions
-        changed = []
-        for seq, extended_at in reversed(self._log.extended.items()):
-            if extended_at <= revision:
-                break
-            changed.append(items[seq])
-        return sorted(changed, key=lambda item: item["seq"])
+        return self.transitions.pick(sorted(self._log.extended_since(revision)))
 
     def container_logs(self, name: str, *, previous: bool = False) -> list[list] | None:
         """The log lines ``[ms, "stdout"|"stderr", text]`` of the container's current (or,

@@ -5,9 +5,11 @@ See docs/internals.md for the format and the step vocabulary.
 
 from __future__ import annotations
 
+import bisect
 import pickle
 import sys
 import zlib
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,11 +53,13 @@ class TransitionLog:
     does not add an item: it extends that item's ``repeat``
     ``{"every": seconds, "count": n, "until": t}`` (``count`` runs in all, at ``t``,
     ``t + every`` ... ``until``; docs/internals.md). ``revision`` counts changes and
-    ``extended`` maps the seq of each extended item to the revision of its last extension,
-    oldest first, so a reader can send only what changed since it last looked.
+    ``extended`` maps the seq of each extended item of an open run to the revision of its
+    last extension, oldest first; closed runs' pairs go to two compact arrays (by revision),
+    and :meth:`extended_since` reads both, so a reader can send only what changed since it
+    last looked.
     """
 
-    __slots__ = ("_runs", "_values", "extended", "items", "revision")
+    __slots__ = ("_closed_revisions", "_closed_seqs", "_runs", "_values", "extended", "items", "revision")  # fmt: skip
 
     def __init__(self) -> None:
         self.items = RecordLog()
@@ -66,6 +70,31 @@ class TransitionLog:
         self._runs: dict[tuple[str, str], list] = {}
         self.revision = 0
         self.extended: dict[int, int] = {}
+        # (seq, revision of its last extension) of closed runs, by revision (docs/limits.md)
+        self._closed_seqs = array("q")
+        self._closed_revisions = array("q")
+
+    def extended_since(self, revision: int) -> list[int]:
+        """The seqs of the items whose ``repeat`` grew after ``revision`` (any order)."""
+        found = []
+        for seq, extended_at in reversed(self.extended.items()):
+            if extended_at <= revision:
+                break
+            found.append(seq)
+        start = bisect.bisect_right(self._closed_revisions, revision)
+        found.extend(self._closed_seqs[start:])
+        return found
+
+    def _close(self, run: list | None) -> None:
+        """``run`` will never grow again: its pair leaves ``extended`` for the arrays."""
+        if run is None:
+            return
+        seq = run[0]["seq"]
+        extended_at = self.extended.pop(seq, None)
+        if extended_at is not None:
+            at = bisect.bisect_right(self._closed_revisions, extended_at)
+            self._closed_revisions.insert(at, extended_at)
+            self._closed_seqs.insert(at, seq)
 
     def record(
         self,
@@ -96,9 +125,10 @@ class TransitionLog:
                 item = self._append(
                     ms, step, obj, field, before, after, cause, container, stage, None
                 )
+                self._close(self._runs.get(key))
                 self._runs[key] = [item, ms, None]
                 return
-            self._runs.pop(key, None)
+            self._close(self._runs.pop(key, None))
         self._append(ms, step, obj, field, before, after, cause, container, stage, seconds)
 
     def run_of(self, obj: str, field: str) -> list | None:
@@ -169,7 +199,8 @@ class RecordLog:
     they are; older ones are packed, ``PACK_CHUNK`` at a time, into one compressed pickle each
     (their names, causes and state summaries stored once per chunk). Only closed items never
     change again; an item that is the open run of a probe may still grow its ``repeat``, so
-    when its chunk is packed it stays out, *pinned* as it is (a placeholder in the chunk).
+    when its chunk is packed it stays out, *pinned* as it is (a placeholder in the chunk),
+    until a chunk's worth of pinned items are closed: then they are packed into their chunks.
     Reading a packed item unpacks its chunk: a copy, as good as the original since it never
     changes. :meth:`head` is a log of the first items sharing the packed chunks (a
     checkpoint's restore); assigning an item (``log[seq] = item``) pins it.
@@ -200,9 +231,27 @@ class RecordLog:
                 if id(value) in open_items:
                     self._pinned[base + i] = value
                     chunk[i] = None
-            packed = pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL)
-            self._packed.append(zlib.compress(packed, 1))
+            self._packed.append(_pack(chunk))
             del recent[:PACK_CHUNK]
+            # Runs close (a container restarts): their pinned items never change again.
+            # Once there are a chunk's worth, put them in their chunks (packed anew).
+            closed = [seq for seq, value in self._pinned.items() if id(value) not in open_items]
+            if len(closed) >= PACK_CHUNK:
+                self._repack(closed)
+
+    def _repack(self, seqs: list[int]) -> None:
+        """Pack the pinned items ``seqs`` into their chunks (the others stay pinned)."""
+        pinned = self._pinned
+        for number in sorted({seq // PACK_CHUNK for seq in seqs}):
+            chunk: list[dict | None] = self._chunk(number)
+            base = number * PACK_CHUNK
+            for seq in seqs:
+                if seq // PACK_CHUNK == number:
+                    del pinned[seq]
+            for i in range(PACK_CHUNK):
+                if base + i in pinned:
+                    chunk[i] = None
+            self._packed[number] = _pack(chunk)  # heads keep their own list of chunks
 
     def _chunk(self, number: int) -> list[dict]:
         items: list[Any] = pickle.loads(zlib.decompress(self._packed[number]))
@@ -243,6 +292,20 @@ class RecordLog:
             return pinned
         return self._chunk(index // PACK_CHUNK)[index % PACK_CHUNK]
 
+    def pick(self, seqs: list[int]) -> list[dict]:
+        """The items at the (sorted, valid) indexes ``seqs``, each packed chunk unpacked once."""
+        packed_items = len(self._packed) * PACK_CHUNK
+        found, number, chunk = [], -1, []
+        for seq in seqs:
+            if seq >= packed_items:
+                found.append(self._recent[seq - packed_items])
+                continue
+            if seq // PACK_CHUNK != number:
+                number = seq // PACK_CHUNK
+                chunk = self._chunk(number)
+            found.append(chunk[seq % PACK_CHUNK])
+        return found
+
     def __setitem__(self, index: int, item: dict) -> None:
         index = self._index(index)
         packed_items = len(self._packed) * PACK_CHUNK
@@ -280,6 +343,10 @@ class RecordLog:
 
     def __repr__(self) -> str:
         return f"RecordLog({len(self)} items, {len(self._packed)} packed chunks)"
+
+
+def _pack(chunk: list[dict | None]) -> bytes:
+    return zlib.compress(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
 
 def _scalar(value: Any) -> bool:
