@@ -289,4 +289,4 @@ def test_opening_a_share_at_a_far_moment_gets_there_through_a_sliced_seek(app: F
     sim.advance(100)
     sim.act({k: v for k, v in actions[0].items() if k != "at"})
     sim.advance(FAR - 100)
-    assert json.loads(json.dumps(sim.transitions)) == final["transitions"]
+    assert json.loads(json.dumps(list(sim.transitions))) == final["transitions"]

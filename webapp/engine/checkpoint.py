@@ -45,7 +45,7 @@ class Checkpoint:
     scenario: Any
     objects: dict[str, Any]  # shared objects that are replaced, never changed in place
     state: bytes
-    transitions: list[dict]  # the run's log, shared: its first `transition_count` items
+    transitions: Any  # the run's log (a RecordLog), shared: its first `transition_count` items
     transition_count: int
     versions: list[tuple]  # the run's watch history, shared: its first `version_count`
     version_count: int
@@ -139,7 +139,7 @@ def take(sim: Any) -> Checkpoint | None:
 
 def restore(checkpoint: Checkpoint) -> Any:
     """A new Simulation in the checkpoint's state; the checkpoint stays as it was."""
-    transitions = checkpoint.transitions[: checkpoint.transition_count]
+    transitions = checkpoint.transitions.head(checkpoint.transition_count)
     versions = checkpoint.versions[: checkpoint.version_count]
     objects = checkpoint.objects
     if objects.get(_POD) is _IN_HISTORY:

@@ -717,7 +717,7 @@ class ClusterSimulation:
             "podDisruptionBudgets": self.objects("PodDisruptionBudget"),
             "drains": {node: run.lines for node, run in self.drains.items()},
             "pods": {
-                name: {"pod": run.pod(), "transitions": run.transitions}
+                name: {"pod": run.pod(), "transitions": list(run.transitions)}
                 for name, run in self.runs.items()
             },
             "events": self.events(),

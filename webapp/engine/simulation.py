@@ -111,7 +111,7 @@ class Simulation:
         Pod a controller created at ``created_ms``."""
         self.created_ms = created_ms
         self._log = TransitionLog()
-        self.transitions: list[dict] = self._log.items
+        self.transitions: Any = self._log.items  # a RecordLog (core/transitions.py)
         # (t, event type, Pod) per change, older ones packed (core/versions.py)
         self.pod_versions: Any = VersionLog()
         self.uid = str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
@@ -407,13 +407,7 @@ class Simulation:
 
     def runs_extended_since(self, revision: int) -> list[dict]:
         """The transitions whose ``repeat`` grew after ``revision`` (by seq)."""
-        items = self.transitions
-        changed = []
-        for seq, extended_at in reversed(self._log.extended.items()):
-            if extended_at <= revision:
-                break
-            changed.append(items[seq])
-        return sorted(changed, key=lambda item: item["seq"])
+        return self.transitions.pick(sorted(self._log.extended_since(revision)))
 
     def container_logs(self, name: str, *, previous: bool = False) -> list[list] | None:
         """The log lines ``[ms, "stdout"|"stderr", text]`` of the container's current (or,
@@ -471,7 +465,7 @@ class Simulation:
         return {
             "pod": self.pod(),
             "events": self.events(),
-            "transitions": self.transitions,
+            "transitions": list(self.transitions),
             "endpointSlices": self.endpoint_slices(),
         }
 
