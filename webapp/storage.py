@@ -92,7 +92,54 @@ def is_link_id(value: str) -> bool:
     return ID_PATTERN.fullmatch(value) is not None
 
 
-class ShareStore:
+class SqliteFile:
+    """One SQLite file with a connection per thread (sqlite3 connections must stay on
+    their thread), in WAL mode; the share links, the session records and the classes
+    (webapp/classes/store.py) each keep their tables in one."""
+
+    synchronous = "FULL"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._local = threading.local()
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=10.0)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute(f"PRAGMA synchronous={self.synchronous}")
+        return connection
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = self._connect()
+            self._local.connection = connection
+        return connection
+
+    def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+
+def add_columns(connection: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
+    """Additive migration: the columns `table` lacks, added (another process may add one
+    first)."""
+    present = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+    for column, kind in columns.items():
+        if column not in present:
+            try:
+                connection.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            except sqlite3.OperationalError as error:  # another process added it first
+                if "duplicate column" not in str(error):
+                    raise
+
+
+class ShareStore(SqliteFile):
     def __init__(
         self,
         path: str | Path,
@@ -102,15 +149,13 @@ class ShareStore:
         sweep_seconds: float = 3600.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.path = str(path)
+        super().__init__(path)
         self.max_bytes = max_bytes
         self.unopened_seconds = unopened_seconds
         self.sweep_seconds = sweep_seconds
         self.clock = clock
-        self._local = threading.local()
         self._sweep_lock = threading.Lock()
         self._next_sweep = float("-inf")
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         connection = self._connect()
         try:
             connection.execute(_SCHEMA)
@@ -122,30 +167,8 @@ class ShareStore:
     @staticmethod
     def _migrate(connection: sqlite3.Connection) -> None:
         """Bring a database of any earlier version to the current schema (additive only)."""
-        present = {row[1] for row in connection.execute("PRAGMA table_info(share_links)")}
-        for column, kind in _COLUMNS.items():
-            if column not in present:
-                try:
-                    connection.execute(f"ALTER TABLE share_links ADD COLUMN {column} {kind}")
-                except sqlite3.OperationalError as error:  # another process added it first
-                    if "duplicate column" not in str(error):
-                        raise
+        add_columns(connection, "share_links", _COLUMNS)
         connection.execute(_INDEX)
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=10.0)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=FULL")
-        return connection
-
-    @property
-    def connection(self) -> sqlite3.Connection:
-        """This thread's connection (sqlite3 connections must stay on their thread)."""
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = self._connect()
-            self._local.connection = connection
-        return connection
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -242,14 +265,8 @@ class ShareStore:
         size = connection.execute("PRAGMA page_size").fetchone()[0]
         return int((pages - free) * size)
 
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
 
-
-class SessionRecordTable:
+class SessionRecordTable(SqliteFile):
     """Session records (webapp/records.py) in the same SQLite file, table `session_records`,
     for a server without Redis: what lets one process resume its sessions after a restart.
 
@@ -263,23 +280,13 @@ class SessionRecordTable:
     changes, and losing the last one on a power cut costs at most that second.
     """
 
+    synchronous = "NORMAL"
+
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
-        self.path = str(path)
+        super().__init__(path)
         self.clock = clock
-        self._local = threading.local()
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         with self.connection as connection:
             connection.execute(_RECORDS_SCHEMA)
-
-    @property
-    def connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=10.0)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            self._local.connection = connection
-        return connection
 
     def save_many(self, records: dict[str, str]) -> None:
         if not records:
@@ -319,12 +326,6 @@ class SessionRecordTable:
                 (self.clock() - older_than_seconds,),
             ).rowcount
         return int(deleted)
-
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
 
 
 def database_path(app: Flask) -> Path:

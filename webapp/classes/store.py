@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from webapp.storage import SqliteFile, add_columns
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS classes (
@@ -56,12 +57,10 @@ _COLUMNS = {
 }
 
 
-class ClassStore:
+class ClassStore(SqliteFile):
     def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
-        self.path = str(path)
+        super().__init__(path)
         self.clock = clock
-        self._local = threading.local()
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         connection = self._connect()
         try:
             for statement in _SCHEMA:
@@ -74,29 +73,7 @@ class ClassStore:
     @staticmethod
     def _migrate(connection: sqlite3.Connection) -> None:
         for table, columns in _COLUMNS.items():
-            present = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-            for column, kind in columns.items():
-                if column in present:
-                    continue
-                try:
-                    connection.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-                except sqlite3.OperationalError as error:  # another process added it first
-                    if "duplicate column" not in str(error):
-                        raise
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=10.0)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("PRAGMA synchronous=FULL")
-        return connection
-
-    @property
-    def connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = self._connect()
-            self._local.connection = connection
-        return connection
+            add_columns(connection, table, columns)
 
     def create(self, code: str, key_hash: str, yaml: str, lang: str) -> bool:
         now = self.clock()
@@ -183,9 +160,3 @@ class ClassStore:
                 "UPDATE classes SET ended_at = COALESCE(ended_at, ?) WHERE code = ?",
                 (self.clock(), code),
             )
-
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
