@@ -230,18 +230,24 @@ def _check_node_up(sim: Cluster, action: dict) -> dict:
     return action
 
 
-def _check_apply(sim: Cluster, action: dict) -> dict:
+def apply_objects(action: dict) -> list[dict]:
+    """The objects of an `apply` action's YAML, validated as the API server would (the
+    one-Pod and the cluster runs both start from this)."""
     from webapp.manifest import ScenarioError, parse_objects
 
     text = action.get("yaml")
     if not isinstance(text, str) or not text.strip():
         raise ActionError("bad_yaml", {}, "apply needs the objects as YAML text.")
     try:
-        objects = parse_objects(text)
+        return parse_objects(text)
     except ScenarioError as error:
         first = error.errors[0] if error.errors else {}
         raise ActionError("invalid_objects", {"errors": error.errors},
                           first.get("message", "The objects are invalid.")) from error  # fmt: skip
+
+
+def _check_apply(sim: Cluster, action: dict) -> dict:
+    objects = apply_objects(action)
     for obj in objects:
         if obj.get("kind") == "Pod":
             _check_pod_update(sim, obj)

@@ -13,7 +13,13 @@ import copy
 from typing import Any
 
 from webapp.engine import node_outage
-from webapp.engine.actions import INT64_MAX, ActionError, perform_action, validate_action
+from webapp.engine.actions import (
+    INT64_MAX,
+    ActionError,
+    apply_objects,
+    perform_action,
+    validate_action,
+)
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers.rules import deployment as deployment_rules
 from webapp.engine.core.timefmt import rfc3339
@@ -169,17 +175,7 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
 
 
 def _checked_apply(sim: ClusterSimulation, action: dict) -> list[dict]:
-    from webapp.manifest import ScenarioError, parse_objects
-
-    text = action.get("yaml")
-    if not isinstance(text, str) or not text.strip():
-        raise ActionError("bad_yaml", {}, "apply needs the objects as YAML text.")
-    try:
-        objects = parse_objects(text)
-    except ScenarioError as error:
-        first = error.errors[0] if error.errors else {}
-        raise ActionError("invalid_objects", {"errors": error.errors},
-                          first.get("message", "The objects are invalid.")) from error  # fmt: skip
+    objects = apply_objects(action)
     for obj in objects:
         kind, name = obj["kind"], obj["metadata"]["name"]
         if kind not in _scalable(sim):
