@@ -232,7 +232,34 @@ class SessionManager:
         return freed
 
 
-class Scheduler:
+class BackgroundLoop:
+    """A loop `run(sleep)` started at most once on a background task and ended by `stop()`
+    (the scheduler's and the seek loop's)."""
+
+    def __init__(self) -> None:
+        self.stopped = threading.Event()
+        self._started = False
+        self._start_lock = threading.Lock()
+
+    def run(self, sleep: Callable[[float], None]) -> None:
+        raise NotImplementedError
+
+    def start(
+        self, start_background_task: Callable[..., Any], sleep: Callable[[float], None]
+    ) -> bool:
+        """Start the loop once (idempotent). True if this call started it."""
+        with self._start_lock:
+            if self._started:
+                return False
+            self._started = True
+        start_background_task(self.run, sleep)
+        return True
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+class Scheduler(BackgroundLoop):
     """Paces every playing session against the wall clock and emits their ticks."""
 
     def __init__(
@@ -241,9 +268,7 @@ class Scheduler:
         self.manager = manager
         self.period = period
         self.ticks_per_second = ticks_per_second  # the budget for all sessions together
-        self.stopped = threading.Event()
-        self._started = False
-        self._start_lock = threading.Lock()
+        super().__init__()
         self._next_reap = float("-inf")
         # Hooks for the transport: `tend(session)` runs under each session's lock before it
         # is paced, `after_round()` once per round (webapp.realtime sets both).
@@ -306,17 +331,3 @@ class Scheduler:
             except Exception:
                 log.exception("scheduler round failed")
             sleep(max(0.0, self.period - (time.monotonic() - started)))
-
-    def start(
-        self, start_background_task: Callable[..., Any], sleep: Callable[[float], None]
-    ) -> bool:
-        """Start the loop once (idempotent). True if this call started it."""
-        with self._start_lock:
-            if self._started:
-                return False
-            self._started = True
-        start_background_task(self.run, sleep)
-        return True
-
-    def stop(self) -> None:
-        self.stopped.set()

@@ -26,11 +26,11 @@ Slicing never changes the run: the engine stops only between two instants
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from webapp.sessions.manager import BackgroundLoop
 from webapp.sessions.session import Session
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ def stop_seek(session: Session) -> bool:
     return True
 
 
-class SeekLoop:
+class SeekLoop(BackgroundLoop):
     """Runs the pending seeks of every session, one slice each per pass, round-robin.
 
     `emit(event, payload, room)` sends a light progress tick (`seeking` only) after a slice,
@@ -145,9 +145,7 @@ class SeekLoop:
         self.emit = emit
         self.period = period
         self.clock = clock
-        self.stopped = threading.Event()
-        self._started = False
-        self._start_lock = threading.Lock()
+        super().__init__()
 
     def round(self) -> int:
         """One pass: a slice for every seeking session that may work now. Returns slices run."""
@@ -193,16 +191,3 @@ class SeekLoop:
                 ran = 0
             # Between passes the GIL goes to the scheduler and the handlers.
             sleep(0.001 if ran else self.period)
-
-    def start(
-        self, start_background_task: Callable[..., Any], sleep: Callable[[float], None]
-    ) -> bool:
-        with self._start_lock:
-            if self._started:
-                return False
-            self._started = True
-        start_background_task(self.run, sleep)
-        return True
-
-    def stop(self) -> None:
-        self.stopped.set()
