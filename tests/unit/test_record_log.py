@@ -117,3 +117,27 @@ def test_runs_extended_since_finds_exactly_the_runs_that_grew() -> None:
         got = [item for item in sim.runs_extended_since(revision) if item["seq"] in repeats]
         assert [item["seq"] for item in got] == grew
         assert all(json.dumps(item["repeat"]) == now[item["seq"]] for item in got)
+
+
+def test_a_reader_during_a_repack_finds_every_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The classroom's roster reads a run without its lock; while closed pinned items are
+    packed into their chunks, each item is in one place or the other, never a hole."""
+    from webapp.engine.core import transitions as module
+
+    items = _items(8 * PACK_CHUNK)
+    # Every item of the first chunk is an open run when packed, then they all close.
+    runs = {("a", f"probe.{i}"): [items[i], 0, None] for i in range(PACK_CHUNK)}
+    log = RecordLog()
+    seen: list[list[dict]] = []
+    real_pack = module._pack
+
+    def pack_and_read(chunk: list) -> bytes:
+        packed = real_pack(chunk)
+        seen.append([log[i] for i in range(len(log))])  # read as a reader would, meanwhile
+        return packed
+
+    monkeypatch.setattr(module, "_pack", pack_and_read)
+    for i, item in enumerate(items):
+        log.append(item, runs if i < 3 * PACK_CHUNK else {})
+    assert not log._pinned and list(log) == items  # the closed pinned items were repacked
+    assert seen and all(None not in read for read in seen)

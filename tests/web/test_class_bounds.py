@@ -357,3 +357,36 @@ def test_a_question_during_a_far_seek_is_about_where_it_goes_and_bounded(
     assert session.sim.now == FAR
     teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 300}})
     assert not of(received(teacher), "error")
+
+
+def test_the_roster_never_waits_for_a_busy_run_and_shows_its_last_view(tmp_path: Path) -> None:
+    """The class round reads each run without waiting: while a command or a seek slice
+    holds the session (its logs change under the lock), the last view read is shown."""
+    import threading
+
+    from webapp.classes.room import _session_view
+
+    app = create_app(
+        {"TESTING": True, "SESSION_SCHEDULER": False, "PLAYGROUND_DB": str(tmp_path / "db.sqlite3")}
+    )
+    client = socketio_of(app).test_client(app)
+    client.emit("join", {"scenario": "crash-loop-backoff"})
+    session = realtime_of(app).manager.sessions()[0]
+    client.emit("clock", {"op": "seek", "value": 30})  # near: done in the request
+    first = _session_view(session)
+    assert first["now"] == 30 and first["stage"]
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with session.lock:
+            taken.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert taken.wait(10)
+    try:
+        assert _session_view(session) == first  # at once, without the lock
+    finally:
+        release.set()
+        holder.join(10)

@@ -631,11 +631,34 @@ def _seen_words(session: Session) -> set[str]:
     return words
 
 
+_VIEWS: dict[str, dict[str, Any]] = {}  # session id -> the last view read under its lock
+
+
 def _session_view(session: Session | None) -> dict[str, Any]:
     """The few facts the roster shows of a run: virtual second, STATUS, stage, lesson steps
-    reached. Read without waiting for the session's lock (the last values it rendered)."""
+    reached. Never waits for the session's lock: while a command, a pacing round or a seek
+    slice holds it (the run's logs change under it), the last view read is shown again."""
     if session is None:
         return {"now": 0.0, "status": "", "stage": "", "lessonSteps": 0, "scenario": ""}
+    if not session.lock.acquire(blocking=False):
+        last = _VIEWS.get(session.id)
+        if last is not None:
+            return last
+        columns = (getattr(session.cache, "views", {}) or {}).get("columns") or {}
+        simulation = session.scenario.simulation
+        return {"scenario": simulation.get("name") or "", "now": session.sim.now,
+                "status": columns.get("STATUS", ""), "stage": "", "lessonSteps": 0}  # fmt: skip
+    try:
+        view = _locked_session_view(session)
+    finally:
+        session.lock.release()
+    if len(_VIEWS) > 10_000:
+        _VIEWS.clear()
+    _VIEWS[session.id] = view
+    return view
+
+
+def _locked_session_view(session: Session) -> dict[str, Any]:
     cache = session.cache
     views = getattr(cache, "views", {}) or {}
     columns = views.get("columns") or {}

@@ -245,13 +245,15 @@ class RecordLog:
         for number in sorted({seq // PACK_CHUNK for seq in seqs}):
             chunk: list[dict | None] = self._chunk(number)
             base = number * PACK_CHUNK
-            for seq in seqs:
-                if seq // PACK_CHUNK == number:
-                    del pinned[seq]
+            leaving = [seq for seq in seqs if seq // PACK_CHUNK == number]
             for i in range(PACK_CHUNK):
-                if base + i in pinned:
+                if base + i in pinned and base + i not in leaving:
                     chunk[i] = None
+            # The new chunk first, then the pinned items go: a reader in between finds each
+            # item in one place or the other, never a hole.
             self._packed[number] = _pack(chunk)  # heads keep their own list of chunks
+            for seq in leaving:
+                del pinned[seq]
 
     def _chunk(self, number: int) -> list[dict]:
         items: list[Any] = pickle.loads(zlib.decompress(self._packed[number]))
