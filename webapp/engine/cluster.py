@@ -22,7 +22,7 @@ from typing import Any
 
 from webapp.engine import scheduler
 from webapp.engine.actions import ActionError
-from webapp.engine.api.events import EventRecorder, ObjectReference
+from webapp.engine.api.events import ObjectReference
 from webapp.engine.apiserver.defaults import apply_pod_defaults
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers import disruption as disruption_controller
@@ -30,12 +30,10 @@ from webapp.engine.controllers import job as job_controller
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
-from webapp.engine.controllers.node_lifecycle import NodeState, with_node_defaults
 from webapp.engine.controllers.rules import job as job_rules
-from webapp.engine.core.clock import URGENT, Clock
+from webapp.engine.core.clock import URGENT
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
-from webapp.engine.kubelet.images import ImageRegistry
-from webapp.engine.simulation import MAX_ACTIONS, WORKLOAD_RUNNER, Simulation, _checked_horizon
+from webapp.engine.simulation import MAX_ACTIONS, WORKLOAD_RUNNER, Simulation, init_run
 from webapp.engine.traffic import Traffic
 from webapp.manifest import DEFAULT_HORIZON_SECONDS
 
@@ -163,24 +161,9 @@ class ClusterSimulation:
     def __init__(
         self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
     ) -> None:
-        self.horizon_ms = _checked_horizon(scenario, horizon)
-        self.scenario = scenario
-        self.seed = seed
-        self.rng = random.Random(seed)
+        init_run(self, scenario, seed, horizon)
         self.names = random.Random(f"{seed}/names")  # generated names and UIDs
-        self.clock = Clock()
-        self.recorder = EventRecorder()
-        self.actions: list[dict] = []
         document = scenario.simulation
-        self.behaviours: dict[str, dict] = copy.deepcopy(document.get("containers") or {})
-        self.images = ImageRegistry(document.get("images") or {}, self.rng)
-        self.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
-        self.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
-        self.services = {o["metadata"]["name"]: o for o in scenario.services}
-        nodes = list(scenario.nodes) or scheduler.default_nodes()
-        self.nodes_by_name = {
-            n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
-        }
         # every Pod's watch versions (t, "ADDED"|"MODIFIED"|"DELETED", pod), in order
         self.watch_versions: list[tuple[float, str, dict]] = []
         self.runs: dict[str, PodRun] = {}  # every Pod ever created, in creation order

@@ -76,24 +76,7 @@ class Simulation:
     def __init__(
         self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
     ) -> None:
-        self.horizon_ms = _checked_horizon(scenario, horizon)
-        self.scenario = scenario
-        self.seed = seed
-        self.rng = random.Random(seed)
-        self.clock = Clock()
-        self.recorder = EventRecorder()
-        self.actions: list[dict] = []
-        document = scenario.simulation
-        # A copy: set-probe before the kubelet exists changes it, never the shared scenario.
-        self.behaviours: dict[str, dict] = copy.deepcopy(document.get("containers") or {})
-        self.images = ImageRegistry(document.get("images") or {}, self.rng)
-        self.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
-        self.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
-        self.services = {o["metadata"]["name"]: o for o in scenario.services}
-        nodes = list(scenario.nodes) or scheduler.default_nodes()
-        self.nodes_by_name = {
-            n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes
-        }
+        init_run(self, scenario, seed, horizon)
         self._init_pod(scenario.pod)
         self._submit()
 
@@ -940,6 +923,29 @@ def share_unchanged(new: Any, old: Any) -> None:
                 new[index] = before
             else:
                 share_unchanged(value, before)
+
+
+def init_run(sim: Any, scenario: Any, seed: int, horizon: float) -> None:
+    """What a run of one Pod and a run of a cluster (engine/cluster.py) both start from:
+    horizon, seeded randomness, clock, event recorder, the Simulation document's container
+    behaviours and image catalogue, the scenario's ConfigMaps, Secrets, Services and Nodes.
+    The randomness is drawn in this order in both, so a seed means the same in each."""
+    sim.horizon_ms = _checked_horizon(scenario, horizon)
+    sim.scenario = scenario
+    sim.seed = seed
+    sim.rng = random.Random(seed)
+    sim.clock = Clock()
+    sim.recorder = EventRecorder()
+    sim.actions = []
+    document = scenario.simulation
+    # A copy: set-probe before the kubelet exists changes it, never the shared scenario.
+    sim.behaviours = copy.deepcopy(document.get("containers") or {})
+    sim.images = ImageRegistry(document.get("images") or {}, sim.rng)
+    sim.config_maps = {o["metadata"]["name"]: o for o in scenario.config_maps}
+    sim.secrets = {o["metadata"]["name"]: o for o in scenario.secrets}
+    sim.services = {o["metadata"]["name"]: o for o in scenario.services}
+    nodes = list(scenario.nodes) or scheduler.default_nodes()
+    sim.nodes_by_name = {n["metadata"]["name"]: NodeState(with_node_defaults(n)) for n in nodes}
 
 
 def _checked_horizon(scenario: Any, horizon: float) -> int:
