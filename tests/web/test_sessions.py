@@ -294,6 +294,7 @@ def test_a_session_busy_in_a_handler_is_skipped_not_waited_for(
     manager: SessionManager, sim: FakeSimulation, outbox: Outbox
 ) -> None:
     session = joined(manager, sim)
+    session.snapshot(advance_seq=False)
     session.clock.play()
     scheduler = Scheduler(manager)
     scheduler.tick(0.0)
@@ -375,3 +376,22 @@ def test_the_tick_interval_grows_with_the_number_of_playing_sessions(
     assert scheduler.interval(1) == pytest.approx(0.1)
     assert scheduler.interval(80) == pytest.approx(0.1)
     assert scheduler.interval(400) == pytest.approx(0.5)
+
+
+def test_the_scheduler_sends_nothing_before_the_first_snapshot(
+    manager: SessionManager, sim: FakeSimulation, outbox: Outbox
+) -> None:
+    """A new session is listed (and has its tab) before the joining tab is in its room
+    and has its snapshot; a paced tick then would go to nobody and skip a seq."""
+    session = joined(manager, sim)
+    scheduler = Scheduler(manager)
+    scheduler.tick(0.0)
+    scheduler.tick(5.0)
+    assert outbox.ticks() == []
+    snapshot = session.snapshot(advance_seq=False)
+    assert snapshot["seq"] == 0
+    session.clock.play()
+    scheduler.tick(6.0)
+    scheduler.tick(8.0)
+    seqs = [t["seq"] for t in outbox.ticks()]
+    assert seqs and seqs == list(range(1, len(seqs) + 1))

@@ -269,6 +269,12 @@ class Session:
         """
         if wall_now is not None and self.seek_target is not None:
             return None  # while a seek runs in slices, the seek loop reports its progress
+        if wall_now is not None and self._sent_clock is None:
+            # No tab has had this history's snapshot yet: a joining tab may not be in the
+            # room yet (it joins it under this lock, after the manager listed the session),
+            # and its snapshot will carry all of it. A tick now would go to nobody and
+            # skip a sequence number (ci13: the step after join came as seq 2).
+            return None
         sim = self.sim
         transitions = sim.transitions
         clock = self.clock.as_wire()
