@@ -123,6 +123,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
     rt.keeper = records.init_app(app, manager, hang_up)
     rt.scheduler.tend = rt.tend
     rt.scheduler.after_round = outbox.sweep
+    rt.scheduler.lagging = outbox.lagging.keys
     app.extensions["playground.realtime"] = rt
     register(
         socketio, rt, EVENTS, connect=connection.on_connect, disconnect=connection.on_disconnect

@@ -43,6 +43,21 @@ class SessionClock:
         """Forget the anchor: virtual time jumped or the rate changed."""
         self._anchor_wall = None
 
+    @property
+    def anchored(self) -> bool:
+        return self._anchor_wall is not None
+
+    def wall_at(self, t: float) -> float | None:
+        """The wall time at which a playing, anchored clock reaches virtual second `t`
+        (None when it is paused or has no anchor yet)."""
+        if not self.playing or self._anchor_wall is None:
+            return None
+        return self._anchor_wall + (t - self._anchor_virtual) / self.speed
+
+    def key(self) -> tuple[object, ...]:
+        """Everything a change of which moves the wall times `wall_at` gives."""
+        return (self.playing, self.speed, self._anchor_wall, self._anchor_virtual)
+
     def target(self, wall_now: float, virtual_now: float) -> float | None:
         """The virtual second the session should be at, or None when it should not move."""
         if not self.playing:

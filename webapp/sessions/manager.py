@@ -20,10 +20,12 @@ paced until the budget recovers, so its cost stays on its own clock, not everyon
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from webapp.sessions.budget import CpuBudget, CpuBudgets
@@ -260,7 +262,18 @@ class BackgroundLoop:
 
 
 class Scheduler(BackgroundLoop):
-    """Paces every playing session against the wall clock and emits their ticks."""
+    """Paces every playing session against the wall clock and emits their ticks.
+
+    A session is paced when something is due for it, not every round: when its clock
+    reaches its next engine event, kept future action or end (`Session.next_due`, kept in a
+    heap of due wall times), or its next resync. The loop sleeps until the earliest of those
+    and paces that session then, so a transition leaves when it is due instead of up to a
+    round later (bench/sessions.py --workers measures that staleness). Every `period` a
+    round also compares each session's `schedule_key` with the one it had after its last
+    pacing, and paces at once those a command, a join or a class changed; a session with
+    nothing due costs that comparison only. Whoever takes a session's lock in between finds
+    its engine brought up to the clock (`Session.catch_up`).
+    """
 
     def __init__(
         self, manager: SessionManager, period: float = 0.05, ticks_per_second: float = 1000.0
@@ -270,31 +283,112 @@ class Scheduler(BackgroundLoop):
         self.ticks_per_second = ticks_per_second  # the budget for all sessions together
         super().__init__()
         self._next_reap = float("-inf")
+        self._next_round = float("-inf")
+        self._interval = MIN_TICK_INTERVAL
+        # session id -> (session, its schedule_key after its last pacing, heap token)
+        self._plans: dict[str, tuple[Session, tuple[Any, ...], int]] = {}
+        self._due: list[tuple[float, int, Session]] = []  # heap of (wall time, token, session)
+        self._tokens = itertools.count()
+        self._live = False  # run() is pacing against time.monotonic()
+        self._last_wall: float | None = None  # the wall time of the last round run by hand
         # Hooks for the transport: `tend(session)` runs under each session's lock before it
-        # is paced, `after_round()` once per round (webapp.realtime sets both).
+        # is paced, `after_round()` once per round, `lagging()` the tabs that wait for
+        # `tend` (webapp.realtime sets them).
         self.tend: Callable[[Session], None] | None = None
         self.after_round: Callable[[], Any] | None = None
+        self.lagging: Callable[[], Collection[str]] | None = None
+
+    def wall(self) -> float | None:
+        """The wall clock sessions are paced against: time.monotonic() while the loop runs,
+        the last round's wall time when rounds are run by hand, None once stopped."""
+        if self.stopped.is_set():
+            return None
+        return time.monotonic() if self._live else self._last_wall
 
     def tick(self, wall_now: float) -> int:
-        """One round: advance, emit what changed, free idle sessions. Returns ticks sent."""
+        """Pace what is due at `wall_now`, and (every `period`, or at every call when rounds
+        are run by hand) every session that changed; emit what changed, free idle sessions.
+        Returns ticks sent."""
         sent = 0
+        if not self._live:
+            self._last_wall = wall_now
+        if not self._live or wall_now >= self._next_round:
+            self._next_round = wall_now + self.period
+            sent += self._round(wall_now)
+            if self.after_round is not None:
+                self.after_round()
+            if wall_now >= self._next_reap:
+                self._next_reap = wall_now + 1.0
+                self.manager.reap(wall_now)
+        return sent + self._run_due(wall_now)
+
+    def _round(self, wall_now: float) -> int:
         sessions = self.manager.sessions()
-        interval = self.interval(sum(1 for s in sessions if s.clock.playing and s.tabs))
+        self._interval = self.interval(sum(1 for s in sessions if s.clock.playing and s.tabs))
+        lagging = self.lagging() if self.lagging is not None else ()
+        plans = self._plans
+        if len(plans) > len(sessions):  # forget sessions that are gone
+            alive = {s.id for s in sessions}
+            for session_id in [i for i in plans if i not in alive]:
+                del plans[session_id]
+        sent = 0
         for session in sessions:
-            if not session.lock.acquire(blocking=False):
-                continue  # a handler is working on it; the next round catches up
-            try:
-                if self.tend is not None and session.tabs:
-                    self.tend(session)
-                sent += self._pace(session, wall_now, interval)
-            finally:
-                session.lock.release()
-        if self.after_round is not None:
-            self.after_round()
-        if wall_now >= self._next_reap:
-            self._next_reap = wall_now + 1.0
-            self.manager.reap(wall_now)
+            plan = plans.get(session.id)
+            if (
+                plan is not None
+                and plan[0] is session
+                and plan[1] == session.schedule_key()
+                and not (lagging and not lagging.isdisjoint(session.tabs))
+            ):
+                continue  # nothing changed since its last pacing: its due time stands
+            sent += self._visit(session, wall_now)
         return sent
+
+    def _run_due(self, wall_now: float) -> int:
+        """Pace every session whose due time has come, earliest first."""
+        sent = 0
+        due = self._due
+        while due and due[0][0] <= wall_now:
+            _, token, session = heapq.heappop(due)
+            plan = self._plans.get(session.id)
+            if plan is None or plan[2] != token or plan[0] is not session:
+                continue  # paced since, or gone
+            if self._live:
+                wall_now = max(wall_now, time.monotonic())
+            sent += self._visit(session, wall_now)
+        return sent
+
+    def next_wake(self) -> float:
+        """When the loop next has something to do: a due time, or the next round."""
+        return min(self._next_round, self._due[0][0]) if self._due else self._next_round
+
+    def _visit(self, session: Session, wall_now: float) -> int:
+        if not session.lock.acquire(blocking=False, catch_up=False):
+            # A handler is working on it (and catches it up); the next round paces it.
+            self._plans.pop(session.id, None)
+            return 0
+        try:
+            session.wall = self.wall
+            if self.tend is not None and session.tabs:
+                self.tend(session)
+            sent = self._pace(session, wall_now, self._interval)
+            due = self._next_due(session, wall_now)
+            token = next(self._tokens)
+            self._plans[session.id] = (session, session.schedule_key(), token)
+            if due is not None:
+                heapq.heappush(self._due, (due, token, session))
+        finally:
+            session.lock.release()
+        return sent
+
+    def _next_due(self, session: Session, wall_now: float) -> float | None:
+        if session.tabs and session.clock.playing and session.cpu.spent():
+            return wall_now + self.period  # held still: looked at again every round
+        due = session.next_due(self._interval)
+        if due is None:
+            return None
+        # Never in the past (something due now that pacing did not run waits a round).
+        return due if due > wall_now else wall_now + self.period
 
     def interval(self, playing: int) -> float:
         """Seconds between two paced ticks of one session: ten a second while the server is
@@ -324,10 +418,13 @@ class Scheduler(BackgroundLoop):
 
     def run(self, sleep: Callable[[float], None]) -> None:
         """The loop body of the background task; returns when `stop()` is called."""
-        while not self.stopped.is_set():
-            started = time.monotonic()
-            try:
-                self.tick(started)
-            except Exception:
-                log.exception("scheduler round failed")
-            sleep(max(0.0, self.period - (time.monotonic() - started)))
+        self._live = True
+        try:
+            while not self.stopped.is_set():
+                try:
+                    self.tick(time.monotonic())
+                except Exception:
+                    log.exception("scheduler round failed")
+                sleep(max(0.0, self.next_wake() - time.monotonic()))
+        finally:
+            self._live = False

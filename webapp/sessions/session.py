@@ -15,6 +15,7 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from webapp.engine.checkpoint import CheckpointStore
@@ -39,6 +40,38 @@ MIN_TICK_INTERVAL = 0.1
 RESYNC_SECONDS = 1.0
 
 
+class PacingLock:
+    """A session's re-entrant lock. Whoever takes it first (a handler, a class, the record
+    writer) finds the engine at its clock's time: the scheduler runs a playing session only
+    when something is due (its next engine event or kept future action, its end, a resync),
+    so in between the engine may be behind the clock, and `Session.catch_up` closes that gap
+    on the way in. The scheduler, which paces the session itself, takes it with
+    `catch_up=False`."""
+
+    def __init__(self, session: Session) -> None:
+        self._lock = threading.RLock()
+        self._session = session
+        self._depth = 0  # changed only by the thread that holds the lock
+
+    def acquire(self, blocking: bool = True, timeout: float = -1, *, catch_up: bool = True) -> bool:
+        if not self._lock.acquire(blocking, timeout):
+            return False
+        self._depth += 1
+        if catch_up and self._depth == 1:
+            self._session.catch_up()
+        return True
+
+    def release(self) -> None:
+        self._depth -= 1
+        self._lock.release()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self.release()
+
+
 def new_session_id() -> str:
     """192 random bits: nobody reaches a session without being given its id."""
     return secrets.token_urlsafe(24)
@@ -56,7 +89,10 @@ class Session:
         cpu: CpuBudget | None = None,
     ) -> None:
         self.id = session_id or new_session_id()
-        self.lock = threading.RLock()
+        self.lock = PacingLock(self)
+        # The scheduler's wall clock (None while no scheduler paces it, or once it stopped):
+        # what `catch_up` brings the engine to.
+        self.wall: Callable[[], float | None] | None = None
         self.seed = seed
         self.clock = SessionClock(end=end)
         self.seq = 0
@@ -153,6 +189,67 @@ class Session:
         target = self.clock.target(wall_now, self.sim.now)
         if target is not None:
             self.run_until(target)
+
+    def catch_up(self) -> None:
+        """Under the lock: bring a playing session's engine to its clock's time now, as the
+        scheduler's next visit would (so a pause, an action or a join happens at the moment
+        the page shows). Nothing for a session the scheduler holds still (no tab, CPU share
+        used up, a seek running) or has not anchored yet."""
+        wall = self.wall
+        clock = self.clock
+        if wall is None or not clock.playing or not clock.anchored or not self.tabs:
+            return
+        if self.seek_target is not None:
+            return
+        wall_now = wall()
+        if wall_now is None or self.cpu.spent():
+            return
+        try:
+            with self.cpu.measure():
+                self.pace(wall_now)
+        except Exception:  # as the scheduler does: one broken session must not break callers
+            log.exception("catching a session up failed; pausing it")
+            clock.pause()
+
+    def next_due(self, interval: float) -> float | None:
+        """The scheduler's wall time at which this session next needs pacing: when its clock
+        reaches its next engine event, kept future action or end, or its next resync
+        (`interval` or RESYNC_SECONDS after the previous message), whichever comes first.
+        None when nothing comes by itself (paused, no tab, a seek running, not anchored):
+        a change to any of those changes `schedule_key`."""
+        clock = self.clock
+        if not self.tabs or self.seek_target is not None:
+            return None
+        moments = [clock.end]
+        event = self.sim.next_event_time()
+        if event is not None:
+            moments.append(event)
+        if self.future:
+            moments.append(self.future[0]["at"])
+        due = clock.wall_at(min(moments))
+        if due is None:
+            return None
+        if self._sent_clock is not None:  # before any snapshot, ticks wait for one
+            due = min(due, self._sent_wall + max(interval, RESYNC_SECONDS))
+        return due
+
+    def schedule_key(self) -> tuple[Any, ...]:
+        """What the scheduler compares, without the lock, to see whether anything but the
+        wall clock changed since it last paced this session (a command, a join, a seek, an
+        action, a catch-up that found a transition): then it paces it at once."""
+        sim = self.sim
+        return (
+            sim,
+            self.seq,
+            self._sent_wall,
+            self._sent_clock is None,
+            _revision(sim),
+            len(sim.actions),
+            len(self.future),
+            self.seek_target,
+            self.tabs,
+            self.clock.key(),
+        )
 
     def step(self) -> None:
         """Run to the next event (an engine event or a kept future action), then pause."""
