@@ -7,9 +7,26 @@ With `--workers`, for each worker count W and each N it starts `python -m webapp
 W` (with a redis-server of its own on a free loopback port when W > 1), plays N sessions of
 one scenario at 10x, and reports a table: p99 *staleness* (from a transition's due wall
 time, the moment the session's clock reached its virtual time, to its arrival at the
-client), CPU per session-second (all server processes) and memory per session (their
-resident memory over an idle server's, divided by N), and the largest N with p99
-staleness under 100 ms.
+client), CPU per session-second (all server processes, over the measured seconds only),
+memory per session (their resident memory over an idle server's, divided by N), and the
+largest N with p99 staleness under 100 ms. The tabs are spread over `--clients` load
+processes (default: one per 300 tabs, at least 1), each one thread over `selectors`; the
+table shows their CPU too (a load process near 100% of a core delays arrivals and would
+be measured as staleness). Measuring starts `--warmup` seconds after every tab has been
+answered `playing` (the joins of hundreds of sessions take seconds themselves). The tabs
+press play one after the other over `--stagger` seconds (default 2): with 0 they all
+start in the same scheduler round, and since every session plays the same scenario, every
+transition of every session is due at the same instant (a burst of N ticks at once, the
+worst case; people opening a link do not press play in the same 50 ms).
+
+The due wall time of a transition at virtual second t is anchor + t / speed, the anchor
+being the wall time at which the session's clock was at virtual second 0: the earliest
+`sentAt - now / speed` over its ticks (`sentAt` is stamped after the clock's `now` was
+taken, so that is at most a few milliseconds late, which only lowers the staleness by as
+much). It is only valid while the clock keeps one anchor: the clock re-anchors when a
+session's CPU share runs out (it plays slower, not in jumps), and then its later
+transitions count as stale by what it lost; the table counts those sessions
+(`re-anchored`: a tick whose `now` is more than half a second of wall time behind its anchor).
 
 For each count N it starts the playground (`python -m webapp --port 0`) as a subprocess on
 loopback, opens N WebSocket connections, makes each join a built-in scenario and play it at
@@ -287,7 +304,123 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def stale_client(
+    port: str,
+    count: int,
+    scenario: str,
+    ready: Any,
+    start: Any,
+    seconds: float,
+    out: Any,
+    stagger: float = 0.0,
+) -> None:
+    """One load process: `count` tabs playing `scenario` at SPEED. Once every tab has its
+    snapshot, they press play one after the other over `stagger` seconds. Puts "ready" on
+    `ready` once every tab has been answered `playing`, waits for the parent to set `start`
+    (the wall time measuring begins), measures `seconds`, and puts its figures on `out`."""
+    tabs: list[Tab] = []
+    for _ in range(count):
+        try:
+            tabs.append(open_tab(port))
+        except (OSError, websocket.WebSocketException):
+            break
+    selector = selectors.DefaultSelector()
+    for tab in tabs:
+        send_event(tab.ws, "join", {"scenario": scenario})
+        send_event(tab.ws, "clock", {"op": "speed", "value": SPEED})
+        tab.ws.sock.setblocking(True)
+        selector.register(tab.ws.sock, selectors.EVENT_READ, tab)
+    joined: set[int] = set()
+    to_play: list[Tab] = []
+    play_from = 0.0
+    playing: set[int] = set()
+    said_ready = False
+    latencies: list[float] = []
+    messages = 0
+    cpu_start = cpu_end = 0.0
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        measure_from = start.value
+        if measure_from and not cpu_start and time.time() >= measure_from:
+            cpu_start = time.process_time()
+        if measure_from and time.time() >= measure_from + seconds:
+            cpu_end = time.process_time()
+            break
+        if not said_ready and len(playing) == len(tabs):
+            ready.put("ready")
+            said_ready = True
+        if not play_from and len(joined) == len(tabs):
+            play_from, to_play = time.time(), list(tabs)
+        while to_play and time.time() >= play_from + stagger * (1 - len(to_play) / len(tabs)):
+            send_event(to_play.pop(0).ws, "clock", {"op": "play"})
+        for key, _ in selector.select(timeout=0.005 if to_play else 0.1):
+            tab = key.data
+            try:
+                text = tab.ws.recv()
+            except (OSError, websocket.WebSocketException):
+                selector.unregister(key.fileobj)
+                continue
+            received = time.time()
+            if text == "2":
+                tab.ws.send("3")  # Engine.IO pong
+                continue
+            if text.startswith('42["snapshot"'):
+                joined.add(id(tab))
+            if not text.startswith('42["tick"'):
+                continue
+            match = SENT_AT.search(text, max(0, len(text) - 64))
+            if match is None:
+                continue
+            sent_at = float(match.group(1))
+            if '"playing":true' in text:
+                playing.add(id(tab))
+            now_match = NOW.search(text)
+            # Only paced ticks (now > 0): the clock takes its anchor at the first pacing
+            # round after `play`, up to a round after the tick that answered `play`.
+            if now_match and float(now_match.group(1)) > 0:
+                now = float(now_match.group(1))
+                anchor = sent_at - now / SPEED
+                if anchor < tab.anchor:
+                    tab.anchor = anchor
+                elif now < (received - tab.anchor) * SPEED - 0.05 * SPEED * 10:
+                    tab.samples.append("behind")  # re-anchored: see the docstring
+            in_window = measure_from and measure_from <= received < measure_from + seconds
+            if not in_window:
+                continue
+            messages += 1
+            latencies.append(received - sent_at)
+            begin = text.find('"transitions":[')
+            end = text.find(',"runs":', begin)
+            if begin >= 0:
+                for t in T.findall(text, begin, end):
+                    tab.arrivals.append((received, float(t)))
+    for tab in tabs:
+        try:
+            send_event(tab.ws, "clock", {"op": "pause"})
+            tab.ws.close()
+        except (OSError, websocket.WebSocketException):
+            pass
+    selector.close()
+    stale = [
+        max(0.0, arrived - (tab.anchor + t / SPEED)) for tab in tabs for arrived, t in tab.arrivals
+    ]
+    out.put(
+        {
+            "tabs": len(tabs),
+            "playing": len(playing),
+            "stale": stale,
+            "latencies": latencies,
+            "messages": messages,
+            "cpu": cpu_end - cpu_start,
+            "reanchored": sum(1 for tab in tabs if tab.samples),
+        }
+    )
+
+
 def run_workers(workers: int, count: int, args: argparse.Namespace) -> dict[str, float]:
+    import multiprocessing
+
+    clients = args.clients or max(1, min(4, round(count / 300)))
     redis = None
     with tempfile.TemporaryDirectory() as folder:
         env = {
@@ -310,45 +443,74 @@ def run_workers(workers: int, count: int, args: argparse.Namespace) -> dict[str,
             time.sleep(0.5)
             command += ["--redis", f"redis://127.0.0.1:{port}/0"]
         process, port_text = start(command, env)
+        context = multiprocessing.get_context("fork")
+        ready, out = context.Queue(), context.Queue()
+        begin = context.Value("d", 0.0)
+        children = []
         try:
             time.sleep(3.0)  # the workers import and start
             pids = family(process.pid)
             idle = rss_bytes(pids)
+            shares = [count // clients + (1 if i < count % clients else 0) for i in range(clients)]
+            children = [
+                context.Process(
+                    target=stale_client,
+                    args=(port_text, share, args.scenario, ready, begin, args.seconds, out),
+                    kwargs={"stagger": args.stagger},
+                )
+                for share in shares
+            ]
+            for child in children:
+                child.start()
+            setup_started = time.time()
+            for _ in children:
+                ready.get(timeout=600)
+            setup = time.time() - setup_started
+            time.sleep(args.warmup)
+            load_before = os.getloadavg()[0]
             cpu_before = sum(cpu_seconds(p) for p in pids)
-            figures, _ = drive(
-                port_text, count, args.warmup, args.seconds, process.pid, f"W={workers}",
-                scenarios=[args.scenario], staleness=True,
-            )  # fmt: skip
-            busy = rss_bytes(pids)
+            begin.value = time.time()
+            time.sleep(args.seconds)
             cpu = sum(cpu_seconds(p) for p in pids) - cpu_before
+            busy = rss_bytes(pids)
+            results = [out.get(timeout=120) for _ in children]
+            load_after = os.getloadavg()[0]
         finally:
-            children = family(process.pid)[1:]
+            for child in children:
+                child.join(30)
+                if child.is_alive():
+                    child.kill()
+            server_children = family(process.pid)[1:]
             process.kill()
-            for pid in children:
+            for pid in server_children:
                 with contextlib.suppress(OSError):
                     os.kill(pid, 9)
             process.wait(10)
             if redis is not None:
                 redis.kill()
                 redis.wait(10)
-    stale = []
-    for tab in figures.tabs:
-        stale += [max(0.0, arrived - (tab.anchor + t / SPEED)) for arrived, t in tab.arrivals]
-    stale.sort()
-    p99 = stale[min(len(stale) - 1, int(0.99 * len(stale)))] if stale else float("nan")
-    # The CPU of the whole run (warm-up included: joins, replays) over its session-seconds.
-    seconds = args.warmup + args.seconds
+    stale = sorted(x for r in results for x in r["stale"])
+    latencies = sorted(x for r in results for x in r["latencies"])
+
+    def pick(values: list[float], p: float) -> float:
+        return values[min(len(values) - 1, int(p * len(values)))] if values else float("nan")
+
     return {
         "workers": workers,
         "n": count,
-        "tabs": figures.connected,
+        "tabs": sum(r["tabs"] for r in results),
+        "clients": clients,
         "samples": len(stale),
-        "p50": stale[len(stale) // 2] if stale else float("nan"),
-        "p99": p99,
-        "cpu_per_session_second": cpu / (count * seconds),
+        "p50": pick(stale, 0.50),
+        "p99": pick(stale, 0.99),
+        "cpu_per_session_second": cpu / (count * args.seconds),
         "mem_per_session": (busy - idle) / count,
-        "ticks_per_s": figures.messages / figures.seconds,
-        "latency_p99": figures.percentile(0.99),
+        "ticks_per_s": sum(r["messages"] for r in results) / args.seconds,
+        "latency_p99": pick(latencies, 0.99),
+        "client_cpu": max(r["cpu"] for r in results) / args.seconds,
+        "reanchored": sum(r["reanchored"] for r in results),
+        "setup": setup,
+        "load": (load_before + load_after) / 2,
     }
 
 
@@ -356,11 +518,13 @@ def workers_table(args: argparse.Namespace) -> int:
     counts = [int(c) for c in args.counts.split(",")]
     worker_counts = [int(w) for w in args.workers.split(",")]
     print(
-        f"{args.scenario} at {SPEED:g}x; {args.seconds:g} s measured after {args.warmup:g} s"
-        f" warm-up; {os.cpu_count()} CPUs"
+        f"{args.scenario} at {SPEED:g}x; plays spread over {args.stagger:g} s;"
+        f" {args.seconds:g} s measured, {args.warmup:g} s after every tab plays;"
+        f" {os.cpu_count()} CPUs"
     )
     print(
-        " W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s  MiB/session  emit->arrival p99"
+        " W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s"
+        "  MiB/session  emit->arrival p99  clients (max CPU)  re-anchored  setup s  load"
     )
     best: dict[int, int] = {}
     for workers in worker_counts:
@@ -370,7 +534,9 @@ def workers_table(args: argparse.Namespace) -> int:
                 f"{workers:2d} {count:5d} {row['tabs']:5.0f} {row['ticks_per_s']:8.0f}"
                 f" {row['samples']:12.0f} {row['p50'] * 1000:7.1f} ms {row['p99'] * 1000:7.1f} ms"
                 f" {row['cpu_per_session_second'] * 1000:17.2f} {row['mem_per_session'] / 2**20:12.2f}"
-                f" {row['latency_p99'] * 1000:11.1f} ms",
+                f" {row['latency_p99'] * 1000:11.1f} ms"
+                f"  {row['clients']:4d} ({row['client_cpu'] * 100:3.0f}%)"
+                f" {row['reanchored']:12.0f} {row['setup']:8.1f} {row['load']:5.1f}",
                 flush=True,
             )
             if row["p99"] < TARGET_P99 and row["tabs"] == count:
@@ -390,6 +556,15 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--workers", help="worker counts for the staleness table, e.g. 1,2")
     parser.add_argument("--scenario", default="crash-loop-backoff")
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=2.0,
+        help="seconds over which the tabs press play (0: all at once, in lockstep)",
+    )
+    parser.add_argument(
+        "--clients", type=int, default=0, help="load processes (default: one per 300 tabs)"
+    )
     args = parser.parse_args()
     if args.workers:
         return workers_table(args)
