@@ -65,7 +65,9 @@ class SessionClock:
         if self._anchor_wall is None or wall_now < self._anchor_wall:
             self._anchor_wall, self._anchor_virtual = wall_now, virtual_now
             return None
-        target = self._anchor_virtual + (wall_now - self._anchor_wall) * self.speed
+        # To the microsecond: the wall time of a due event (`wall_at`) gives back its virtual
+        # second exactly, not a hair before it.
+        target = round(self._anchor_virtual + (wall_now - self._anchor_wall) * self.speed, 6)
         return min(max(target, virtual_now), self.end)
 
     def as_wire(self) -> dict[str, object]:

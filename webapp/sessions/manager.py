@@ -358,6 +358,15 @@ class Scheduler(BackgroundLoop):
             sent += self._visit(session, wall_now)
         return sent
 
+    def due_at(self, session: Session) -> float | None:
+        """The wall time at which the scheduler will next pace `session` by itself (None:
+        only once something changes it)."""
+        plan = self._plans.get(session.id)
+        if plan is None or plan[0] is not session:
+            return None
+        times = [due for due, token, _ in self._due if token == plan[2]]
+        return min(times) if times else None
+
     def next_wake(self) -> float:
         """When the loop next has something to do: a due time, or the next round."""
         return min(self._next_round, self._due[0][0]) if self._due else self._next_round
@@ -371,8 +380,9 @@ class Scheduler(BackgroundLoop):
             session.wall = self.wall
             if self.tend is not None and session.tabs:
                 self.tend(session)
+            anchored = session.clock.anchored
             sent = self._pace(session, wall_now, self._interval)
-            due = self._next_due(session, wall_now)
+            due = self._next_due(session, wall_now, just_anchored=not anchored)
             token = next(self._tokens)
             self._plans[session.id] = (session, session.schedule_key(), token)
             if due is not None:
@@ -381,14 +391,19 @@ class Scheduler(BackgroundLoop):
             session.lock.release()
         return sent
 
-    def _next_due(self, session: Session, wall_now: float) -> float | None:
+    def _next_due(
+        self, session: Session, wall_now: float, *, just_anchored: bool = False
+    ) -> float | None:
         if session.tabs and session.clock.playing and session.cpu.spent():
             return wall_now + self.period  # held still: looked at again every round
         due = session.next_due(self._interval)
-        if due is None:
-            return None
-        # Never in the past (something due now that pacing did not run waits a round).
-        return due if due > wall_now else wall_now + self.period
+        if due is None or due > wall_now:
+            return due
+        if just_anchored and session.clock.anchored:
+            # This visit took the clock's anchor (which paces nothing): what is due at the
+            # anchor (the work of second 0 after play) is paced right away, in this round.
+            return wall_now
+        return wall_now + self.period  # due but not run (never in a loop): the next round
 
     def interval(self, playing: int) -> float:
         """Seconds between two paced ticks of one session: ten a second while the server is
