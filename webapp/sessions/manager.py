@@ -276,9 +276,14 @@ class Scheduler(BackgroundLoop):
     """
 
     def __init__(
-        self, manager: SessionManager, period: float = 0.05, ticks_per_second: float = 1000.0
+        self,
+        manager: SessionManager,
+        period: float = 0.05,
+        ticks_per_second: float = 1000.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.manager = manager
+        self.clock = clock  # the wall clock of run() (tests call tick() with their own)
         self.period = period
         self.ticks_per_second = ticks_per_second  # the budget for all sessions together
         super().__init__()
@@ -289,7 +294,7 @@ class Scheduler(BackgroundLoop):
         self._plans: dict[str, tuple[Session, tuple[Any, ...], int]] = {}
         self._due: list[tuple[float, int, Session]] = []  # heap of (wall time, token, session)
         self._tokens = itertools.count()
-        self._live = False  # run() is pacing against time.monotonic()
+        self._live = False  # run() is pacing against self.clock
         self._last_wall: float | None = None  # the wall time of the last round run by hand
         # Hooks for the transport: `tend(session)` runs under each session's lock before it
         # is paced, `after_round()` once per round, `lagging()` the tabs that wait for
@@ -299,11 +304,11 @@ class Scheduler(BackgroundLoop):
         self.lagging: Callable[[], Collection[str]] | None = None
 
     def wall(self) -> float | None:
-        """The wall clock sessions are paced against: time.monotonic() while the loop runs,
-        the last round's wall time when rounds are run by hand, None once stopped."""
+        """The wall clock sessions are paced against: `clock()` while the loop runs, the
+        last round's wall time when rounds are run by hand, None once stopped."""
         if self.stopped.is_set():
             return None
-        return time.monotonic() if self._live else self._last_wall
+        return self.clock() if self._live else self._last_wall
 
     def tick(self, wall_now: float) -> int:
         """Pace what is due at `wall_now`, and (every `period`, or at every call when rounds
@@ -354,7 +359,7 @@ class Scheduler(BackgroundLoop):
             if plan is None or plan[2] != token or plan[0] is not session:
                 continue  # paced since, or gone
             if self._live:
-                wall_now = max(wall_now, time.monotonic())
+                wall_now = max(wall_now, self.clock())
             sent += self._visit(session, wall_now)
         return sent
 
@@ -437,9 +442,9 @@ class Scheduler(BackgroundLoop):
         try:
             while not self.stopped.is_set():
                 try:
-                    self.tick(time.monotonic())
+                    self.tick(self.clock())
                 except Exception:
                     log.exception("scheduler round failed")
-                sleep(max(0.0, self.next_wake() - time.monotonic()))
+                sleep(max(0.0, self.next_wake() - self.clock()))
         finally:
             self._live = False
