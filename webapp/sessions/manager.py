@@ -4,15 +4,18 @@ manager = SessionManager(emit=send, max_sessions=1000, ...)
 session = manager.create(sim)          # TooManySessions at the limit
 manager.get(session_id)                # None for an unknown id
 scheduler = Scheduler(manager)
-scheduler.tick(wall_now)               # one pacing round; tests call it by hand
-scheduler.start(start_background_task, sleep)   # the server runs it every TICK_SECONDS
+scheduler.tick(wall_now)               # pace what is due (and what changed); tests call it
+scheduler.next_wake()                  # ... and when the loop would call it next
+scheduler.start(start_background_task, sleep)   # the server's loop: at each due time, and
+                                                # a round every TICK_SECONDS for changes
 
 `emit(event, payload, to)` is how payloads leave (Socket.IO in the server, a list in a unit
 test). The scheduler emits under each session's lock, as the handlers do, so a session's
 messages leave in sequence order.
 
 Isolation: nothing here ever *waits* for a session's lock. The scheduler try-locks each
-session and skips one a handler is working on (it catches up next round); the reaper and
+session it paces and skips one a handler is working on (it catches up next round, and the
+handler's taking of the lock has caught it up already: `Session.catch_up`); the reaper and
 tab bookkeeping (`attach`, `detach`) need only the manager's own lock, which is never held
 while a session does work. A session that has used up its CPU budget (`Session.cpu`) is not
 paced until the budget recovers, so its cost stays on its own clock, not everyone's.
