@@ -85,7 +85,10 @@ def start(
         cwd=ROOT,
         env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        # BENCH_SERVER_LOG=path keeps the server's log (errors the tabs were answered).
+        stderr=open(os.environ["BENCH_SERVER_LOG"], "a")  # noqa: SIM115
+        if os.environ.get("BENCH_SERVER_LOG")
+        else subprocess.DEVNULL,
         text=True,
     )
     assert process.stdout is not None

@@ -499,6 +499,9 @@ class Keeper:
         return len(records)
 
 
+REDIS_CONNECTIONS = 100  # per worker process
+
+
 def init_app(
     app: Any, manager: SessionManager, hang_up: Callable[[list[str]], None]
 ) -> Keeper | None:
@@ -516,7 +519,17 @@ def init_app(
     if url:
         import redis
 
-        client = redis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+        # At most REDIS_CONNECTIONS connections; a handler that finds them all busy waits
+        # for one (up to 5 s) instead of failing: a burst of hundreds of joins took more
+        # than redis-py's default 100 and answered internal_error (bench/sessions.py).
+        pool = redis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=5.0,
+            socket_timeout=5.0,
+            socket_connect_timeout=5.0,
+        )
+        client = redis.Redis(connection_pool=pool)
         store = RedisRecords(client, ttl_seconds=idle + 3600)
         token = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(6)}"
         leases = RedisLeases(client, token)
