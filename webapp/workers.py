@@ -57,7 +57,13 @@ def drain(app: Any) -> int:
     for session in rt.manager.sessions():
         with session.lock:
             rt.send_tick(session)
+    if rt.span is not None:  # every class held here, as it is now (with its run's id)
+        from webapp.classes import classes_of
+
+        classes_of(app).save_all()
     written = rt.keeper.drain() if rt.keeper is not None else 0
+    if rt.span is not None:  # the classes go, and their tabs on other workers rejoin
+        rt.span.drain()
     eio = rt.socketio.server.eio
     # What was already sent reaches the tabs first (shutting a socket down drops its
     # queue), so each resumes from the moment it last saw; bounded.

@@ -55,6 +55,9 @@ class Realtime:
     refusals: list[Any] = field(default_factory=list)
     leaving: list[Any] = field(default_factory=list)
     keeper: Any = None  # webapp.records.Keeper: session records and leases, if kept
+    # webapp.classes.span.Span: classes whose tabs sit on several workers (with Redis).
+    span: Any = None
+    handlers: dict[str, Any] = field(default_factory=dict)  # event -> (handler, limited)
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
@@ -90,6 +93,29 @@ class Realtime:
         sid = self.socketio.server.manager.sid_from_eio_sid(eio_sid, "/")
         if sid is not None:
             self.refuse(sid, refusal)
+
+    def hang_up(self, sids: list[str]) -> None:
+        """Close the connections of tabs `sids`: they reconnect, and resume where they are
+        served (a tab of another worker through its worker)."""
+        from webapp.realtime import transport
+
+        if self.span is not None:
+            sids = self.span.hang_up(sids)
+        for sid in sids:
+            transport.hang_up(self.socketio.server.eio, self.outbox._eio_sid(sid))
+
+    def enter_room(self, sid: str, room: str) -> None:
+        """Tab `sid` joins `room` (a tab of another worker through its worker)."""
+        if self.span is not None and self.span.is_remote(sid):
+            self.span.enter_room(sid, room)
+        else:
+            self.socketio.server.enter_room(sid, room, namespace="/")
+
+    def leave_room(self, sid: str, room: str) -> None:
+        if self.span is not None and self.span.is_remote(sid):
+            self.span.leave_room(sid, room)
+        else:
+            self.socketio.server.leave_room(sid, room, namespace="/")
 
     def send_snapshot(self, session: Session, *, to_room: bool, sid: str = "") -> None:
         """Under the session's lock: a fresh snapshot to every tab (history changed) or to
