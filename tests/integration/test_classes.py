@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -336,7 +337,10 @@ def test_a_class_whose_teacher_and_students_are_on_different_workers(
         close(members)
 
 
-def test_the_class_survives_kill_9_of_its_home(stack: dict[str, Any]) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
+def test_the_class_survives_the_end_of_its_home(stack: dict[str, Any], sig: int) -> None:
+    """kill -9 (its tabs come back when its lease and liveness run out) or SIGTERM (it
+    writes the class and the runs, lets them go and hangs the tabs up at once)."""
     playground: Playground = stack["playground"]
     teacher, students, (home, _other) = open_class(stack)
     members = [teacher, *students]
@@ -351,12 +355,13 @@ def test_the_class_survives_kill_9_of_its_home(stack: dict[str, Any]) -> None:
             student.wait(lambda m: m.seq == teacher.seq, "paused")
         time.sleep(1.5)  # a round of records after the pause
         before = {id(m): len(m.snapshots) for m in members}
-        os.kill(home, signal.SIGKILL)
+        os.kill(home, sig)
         # Everyone is back in the class: the teacher's run where it stopped, every student
         # following it and shown connected on the teacher's roster.
         teacher.wait(lambda m: len(m.snapshots) > before[id(m)], "teacher back")
         assert teacher.session == session, "\n".join(playground.lines[-60:])
         teacher.wait(lambda m: m.now == paused_at, "at the moment it stopped")  # a sliced seek
+        assert not teacher.clock.get("playing")
         for student in students:
             student.wait(
                 lambda m: len(m.snapshots) > before[id(m)] and m.session == session, "back"
@@ -374,5 +379,43 @@ def test_the_class_survives_kill_9_of_its_home(stack: dict[str, Any]) -> None:
         for student in students:
             student.wait(lambda m: m.now >= paused_at + 3, "plays on")
         assert home not in playground.worker_pids()
+        if sig == signal.SIGTERM:
+            assert re.search(rf"worker {home} drained: \d+ sessions", "\n".join(playground.lines))
+    finally:
+        close(members)
+
+
+def test_a_forked_student_whose_worker_dies_gets_the_fork_back(stack: dict[str, Any]) -> None:
+    """The students' worker is killed: their runs live on the class's home, so a student
+    who forked comes back to the same fork, and the roster shows them all again."""
+    teacher, students, (_home, other) = open_class(stack)
+    members = [teacher, *students]
+    try:
+        for student in students:
+            student.wait(lambda m: m.now >= 3, "ticks")
+        forker = students[0]
+        forker.emit("class:fork", {})
+        forker.wait(lambda m: m.session not in (None, teacher.session), "fork")
+        fork = forker.session
+        forker.emit("act", {"action": "delete", "gracePeriodSeconds": 30})
+        forker.wait(lambda m: len(m.actions) == 1, "the fork's own action")
+        before = {id(m): len(m.snapshots) for m in students}
+        os.kill(other, signal.SIGKILL)
+        for student in students:
+            student.wait(lambda m: len(m.snapshots) > before[id(m)], "back")
+        assert forker.session == fork and len(forker.actions) == 1
+        assert not forker.state.get("following") and forker.state.get("own") == "fork"
+        for student in students[1:]:
+            assert student.session == teacher.session
+            student.wait(lambda m: m.now > teacher.now - 1 and m.seq == teacher.seq, "following")
+        teacher.wait(
+            lambda m: (
+                len(roster_of(m)) == STUDENTS
+                and all(s["connected"] for s in roster_of(m).values())
+                and roster_of(m)["student 0"]["own"] == "fork"
+            ),
+            "roster after the crash",
+        )
+        assert teacher.connects == 1  # the teacher's worker was not touched
     finally:
         close(members)
