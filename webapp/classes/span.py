@@ -334,11 +334,8 @@ class Span:
             server.enter_room(sid, room, namespace="/")
 
     def _hang_up_local(self, sids: list[str]) -> None:
-        from webapp.realtime import transport
-
-        outbox = self.rt.outbox
-        for sid in sids:
-            transport.hang_up(self.rt.socketio.server.eio, outbox._eio_sid(sid))
+        if sids:
+            self.rt.hang_up(sids)
 
     def handle(self, message: dict[str, Any]) -> None:
         """A forwarded event, departure or resync of a remote tab (the events thread)."""
