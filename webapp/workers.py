@@ -13,7 +13,8 @@ connection to one of them; a worker that dies leaves the others accepting, with 
 connection to it lost but its own). It supervises them: a worker that dies is started
 again; SIGTERM or SIGINT drains every worker and waits for them. Socket.IO runs
 WebSocket-only then (long polling would need every request of a connection on one
-worker), and the Redis message queue carries rooms across workers.
+worker), and a class's tabs on other workers reach it through Redis
+(webapp/classes/span.py).
 """
 
 from __future__ import annotations
