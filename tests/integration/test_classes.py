@@ -188,9 +188,13 @@ def new_class(playground: Playground) -> dict[str, Any]:
     return made
 
 
-def open_class(stack: dict[str, Any]) -> tuple[Member, list[Member], tuple[int, int]]:
+def open_class(
+    stack: dict[str, Any], *, students_first: bool = False
+) -> tuple[Member, list[Member], tuple[int, int]]:
     """A class whose teacher is on the first worker and whose students are on the second,
-    the teacher playing at 10x and every student following."""
+    the teacher playing at 10x and every student following. Its home is the worker of
+    whoever enters first: the teacher's, or with `students_first` the students' (then the
+    teacher's own clock and actions are the forwarded events)."""
     playground: Playground = stack["playground"]
     url = stack["nginx"].url
     first, second = playground.worker_pids()
@@ -200,10 +204,15 @@ def open_class(stack: dict[str, Any]) -> tuple[Member, list[Member], tuple[int, 
     students = pinned(
         second, first, lambda: [Member(url, code, name=f"student {i}") for i in range(STUDENTS)]
     )
+    if students_first:
+        for student in students:
+            student.enter()
+            student.wait(lambda m: m.session is not None and m.state.get("following"), "join")
     teacher.enter()
     teacher.wait(lambda m: m.session is not None and m.state.get("role") == "teacher", "teach")
-    for student in students:
-        student.enter()
+    if not students_first:
+        for student in students:
+            student.enter()
     for student in students:
         student.wait(
             lambda m: m.session == teacher.session and m.state.get("following"), "following"
@@ -232,10 +241,11 @@ def assert_same_ticks(teacher: Member, students: list[Member]) -> None:
                 assert student.ticks[seq] == teacher.ticks[seq], seq
 
 
+@pytest.mark.parametrize("students_first", [False, True], ids=["home-teacher", "home-students"])
 def test_a_class_whose_teacher_and_students_are_on_different_workers(
-    stack: dict[str, Any],
+    stack: dict[str, Any], students_first: bool
 ) -> None:
-    teacher, students, _ = open_class(stack)
+    teacher, students, _ = open_class(stack, students_first=students_first)
     members = [teacher, *students]
     try:
         # Follow: the teacher's run reaches every follower, tick for tick.
