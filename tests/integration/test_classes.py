@@ -350,10 +350,12 @@ def test_a_class_whose_teacher_and_students_are_on_different_workers(
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
 def test_the_class_survives_the_end_of_its_home(stack: dict[str, Any], sig: int) -> None:
     """kill -9 (its tabs come back when its lease and liveness run out) or SIGTERM (it
-    writes the class and the runs, lets them go and hangs the tabs up at once)."""
+    writes the class and the runs, lets them go and hangs the tabs up at once): the new
+    home takes the teacher's run and a student's fork back from their records."""
     playground: Playground = stack["playground"]
     teacher, students, (home, _other) = open_class(stack)
     members = [teacher, *students]
+    forker, followers = students[0], students[1:]
     try:
         for student in students:
             student.wait(lambda m: m.now >= 4, "ticks")
@@ -363,30 +365,41 @@ def test_the_class_survives_the_end_of_its_home(stack: dict[str, Any], sig: int)
         session = teacher.session
         for student in students:
             student.wait(lambda m: m.seq == teacher.seq, "paused")
-        time.sleep(1.5)  # a round of records after the pause
+        # One student has a run of their own, with an action of theirs in it.
+        forker.emit("class:fork", {})
+        forker.wait(lambda m: m.session not in (None, session) and m.now == paused_at, "fork")
+        fork = forker.session
+        forker.emit("act", {"action": "delete", "gracePeriodSeconds": 30})
+        forker.wait(lambda m: len(m.actions) == 1, "the fork's own action")
+        time.sleep(1.5)  # a round of records and of the class's state
         before = {id(m): len(m.snapshots) for m in members}
         os.kill(home, sig)
-        # Everyone is back in the class: the teacher's run where it stopped, every student
-        # following it and shown connected on the teacher's roster.
+        # Everyone is back in the class: the teacher's run where it stopped, the followers
+        # on it, the student who forked on the same fork, all shown on the roster.
         teacher.wait(lambda m: len(m.snapshots) > before[id(m)], "teacher back")
         assert teacher.session == session, "\n".join(playground.lines[-60:])
         teacher.wait(lambda m: m.now == paused_at, "at the moment it stopped")  # a sliced seek
         assert not teacher.clock.get("playing")
-        for student in students:
+        for student in followers:
             student.wait(
                 lambda m: len(m.snapshots) > before[id(m)] and m.session == session, "back"
             )
             student.wait(lambda m: m.now == paused_at, "at the teacher's moment")
             assert student.connects == 2
+        forker.wait(lambda m: len(m.snapshots) > before[id(m)], "back")
+        assert forker.session == fork and len(forker.actions) == 1
+        assert forker.state.get("own") == "fork" and not forker.state.get("following")
         teacher.wait(
             lambda m: (
-                len(roster_of(m)) == STUDENTS and all(s["connected"] for s in roster_of(m).values())
+                len(roster_of(m)) == STUDENTS
+                and all(s["connected"] for s in roster_of(m).values())
+                and roster_of(m)["student 0"]["own"] == "fork"
             ),
             "roster after the crash",
         )
         # ... and the class goes on.
         teacher.emit("clock", {"op": "play"})
-        for student in students:
+        for student in followers:
             student.wait(lambda m: m.now >= paused_at + 3, "plays on")
         assert home not in playground.worker_pids()
         if sig == signal.SIGTERM:

@@ -231,10 +231,18 @@ class Classes:
         cls.questions = dict(state.get("questions", {}))
         cls.revealed = set(state.get("revealed", []))
         cls.handout = state.get("handout")
+        runs = (state.get("runs") or {}) if self.span is not None else {}
         if self.span is not None:  # taken back from its record (webapp/records.py)
             cls.teacher_session_id = state.get("teacherSession")
         for name, token_hash in row["students"].items():
-            cls.students[name.casefold()] = Student(name=name, token_hash=token_hash)
+            student = Student(name=name, token_hash=token_hash)
+            run = runs.get(name.casefold())
+            if isinstance(run, dict) and run.get("session") and run.get("own"):
+                # A fork or hand-out of theirs, taken back from its record when they rejoin.
+                student.following = False
+                student.own = str(run["own"])
+                student.session_id = str(run["session"])
+            cls.students[name.casefold()] = student
         for qid, name, choice in row["answers"]:
             cls.answers.setdefault(qid, {})[name.casefold()] = int(choice)
         return cls
@@ -384,6 +392,37 @@ class Classes:
         cls.teacher_session_id = session.id
         self.owners[session.id] = (cls.code, "teacher", "")
         self.seek_to(session, future, seek_to)
+        return session
+
+    @staticmethod
+    def _runs(cls: Classroom) -> dict[str, Any]:
+        """With a span: which runs are the class's, so that a new home takes them back from
+        their records (the teacher's run, each student's fork or hand-out)."""
+        runs = {
+            key: {"own": student.own, "session": student.session_id}
+            for key, student in cls.students.items()
+            if not student.following and student.session_id
+        }
+        return {"teacherSession": cls.teacher_session_id, "runs": runs}
+
+    def resume_own(self, cls: Classroom, student: Student) -> Session | None:
+        """With a span, a student's own run (fork, hand-out) from its record, when the
+        class's previous home is gone; None when there is none."""
+        from webapp import records
+
+        keeper = self.rt.keeper
+        session_id = student.session_id
+        if self.span is None or keeper is None or not session_id:
+            return None
+        key = student.name.casefold()
+        try:
+            session = keeper.resume(session_id, sid=None, client=f"class:{cls.code}/{key}")
+        except (records.SessionElsewhere, TooManyForClient, TooManySessions):
+            return None
+        if session is not None:
+            self.owners[session.id] = (cls.code, "student", key)
+            if self.rt.run_scheduler:
+                self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
         return session
 
     def _resume_teacher(self, cls: Classroom) -> Session | None:
@@ -618,7 +657,7 @@ class Classes:
                 force = True
         state = {
             **cls.timeline,
-            **({"teacherSession": cls.teacher_session_id} if self.span is not None else {}),
+            **(self._runs(cls) if self.span is not None else {}),
             "mode": cls.mode,
             "locked": cls.locked,
             "questions": cls.questions,
