@@ -262,3 +262,16 @@ def test_a_gone_home_or_worker_is_noticed_once_a_second() -> None:
 def test_no_span_without_redis() -> None:
     app = SimpleNamespace(config={"REDIS_URL": None})
     assert span_module.init(app, None, None) is None
+
+
+def test_handler_threads_wait_for_a_bounded_number_of_redis_connections() -> None:
+    """120 students joining at once on one worker used to fail 17 of them with
+    `internal_error` (redis-py's default pool refuses past 100 connections: bench/
+    class_workers.py); they now wait for one of REDIS_CONNECTIONS."""
+    redis = pytest.importorskip("redis")
+    app = SimpleNamespace(config={"REDIS_URL": "redis://127.0.0.1:1/0"})
+    made = span_module.init(app, None, None)
+    assert made is not None
+    pool = made.client.connection_pool
+    assert isinstance(pool, redis.BlockingConnectionPool)
+    assert pool.max_connections == span_module.REDIS_CONNECTIONS

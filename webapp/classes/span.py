@@ -50,6 +50,7 @@ from webapp.sessions import wire
 log = logging.getLogger(__name__)
 
 MAX_PENDING = 2000
+REDIS_CONNECTIONS = 32
 ROUND_SECONDS = 1.0
 CLASS_EVENTS = ("class:teach", "class:join")
 
@@ -485,7 +486,16 @@ def init(app: Any, rt: Any, classes: Any) -> Span | None:
 
     from webapp.realtime import dispatch
 
-    client = redis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+    # Every tab's handler thread may publish at once (a class of 200 joining): they wait
+    # for one of a bounded number of connections (redis-py's default pool refuses past 100).
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=5.0,
+        socket_timeout=5.0,
+        socket_connect_timeout=5.0,
+    )
+    client = redis.Redis(connection_pool=pool)
     span = Span(
         app,
         rt,
