@@ -97,6 +97,7 @@ def left(rt: Realtime, sid: str) -> None:
     rt.manager.detach(sid)
     rt.limiter.forget(sid)
     rt.languages.pop(sid, None)
+    rt.outbox.table_tabs.discard(sid)
 
 
 def register(
