@@ -89,12 +89,22 @@ class PodRun(Simulation):
         self.secrets = cluster.secrets
         self.services = cluster.services
         self.nodes_by_name = cluster.nodes_by_name
+        self.removal_pending: str | None = None  # deleted, kept for its finalizers
         self._init_pod(pod, created_ms=cluster.clock.now_ms)
         self.pod_versions = _WatchTee(cluster.watch_versions)
         self._submit()
 
     def _own_script(self) -> list[dict]:
         return []  # the cluster runs the script
+
+    def remove_pod(self, cause: str) -> None:
+        """The API server removes a deleted Pod once it has no finalizers left (the Job
+        controller's tracking finalizer): until then it stays, with its deletionTimestamp,
+        so its controller sees how it ended (``remove_finalizer`` finishes the removal)."""
+        if not self.pod_removed and self.pod_object_dict["metadata"].get("finalizers"):
+            self.removal_pending = cause
+            return
+        super().remove_pod(cause)
 
     def mark_dirty(self) -> None:
         self._dirty = True
@@ -319,6 +329,8 @@ class ClusterSimulation:
             else:
                 run.pod_object_dict["metadata"].pop("finalizers", None)
             run.mark_dirty()
+            if not finalizers and run.removal_pending is not None:
+                run.remove_pod(run.removal_pending)
 
     # -- the objects ----------------------------------------------------------------------
 

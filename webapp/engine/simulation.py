@@ -21,7 +21,7 @@ from typing import Any
 from webapp.engine import scheduler
 from webapp.engine.actions import ActionError, perform_action, validate_action
 from webapp.engine.api.events import NORMAL, WARNING, EventRecorder, ObjectReference
-from webapp.engine.api.podutil import is_sidecar
+from webapp.engine.api.podutil import is_sidecar, update_pod_condition
 from webapp.engine.api.quantity import memory_bytes
 from webapp.engine.apiserver.defaults import (
     admit_service_account,
@@ -120,6 +120,8 @@ class Simulation:
         self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
         self.rejected: dict | None = None  # the kubelet's admission rejected the Pod
         self.podgc_failed: dict | None = None  # PodGC's DisruptionTarget before deleting it
+        # conditions the API server or a controller set (DisruptionTarget before an eviction)
+        self.api_conditions: list[dict] = []
         self._gc_seen_ms: int | None = None
 
     # -- construction -------------------------------------------------------------------
@@ -770,7 +772,35 @@ class Simulation:
             "status": self._build_status(),
         }
 
+    def add_pod_condition(self, condition: dict) -> None:
+        """A controller or the API server patches a condition into the Pod's status
+        (``UpdatePodCondition``; the DisruptionTarget of an eviction). The kubelet copies
+        such a condition in every status it writes afterwards."""
+        if self.pod_removed:
+            return
+        current = (self.pod() or {}).get("status", {}).get("conditions") or []
+        now = rfc3339(self.clock.now_ms)
+        updated, changed = update_pod_condition(current, condition, now)
+        if not changed:
+            return
+        kept = [c for c in self.api_conditions if c["type"] != condition["type"]]
+        self.api_conditions = [*kept, *(c for c in updated if c["type"] == condition["type"])]
+        self.mark_dirty()
+        self._flush()
+
     def _build_status(self) -> dict:
+        status = self._build_component_status()
+        if not self.api_conditions or self.rejected is not None:
+            return status
+        conditions = list(status.get("conditions") or [])
+        now = rfc3339(self.clock.now_ms)
+        for condition in self.api_conditions:
+            conditions, _ = update_pod_condition(
+                conditions, condition, condition.get("lastTransitionTime") or now
+            )
+        return {**status, "conditions": conditions}
+
+    def _build_component_status(self) -> dict:
         kubelet = self.kubelet
         if self.rejected is not None:
             # rejectPod: only the phase, reason and message (and the QoS class)
