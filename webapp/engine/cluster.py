@@ -155,6 +155,18 @@ def template_spec_defaults(spec: dict) -> dict:
     return defaulted
 
 
+def _action_target(action: dict, run: PodRun) -> str:
+    """The object a scripted action names, as a transition's ``object``."""
+    if isinstance(action.get("node"), str):
+        return f"Node/{action['node']}"
+    name, kind = action.get("name"), action.get("kind")
+    if not isinstance(name, str):
+        return run.pod_object  # the focus Pod's own actions (crash, oom, set-probe)
+    if not isinstance(kind, str):
+        kind = "Pod" if action.get("action") in ("delete", "focus") else "Deployment"
+    return f"{kind}/{name}"
+
+
 def _owner_uid(obj: dict) -> str:
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("controller"):
@@ -599,13 +611,28 @@ class ClusterSimulation:
     # -- actions --------------------------------------------------------------------------
 
     def _scripted(self, action: dict) -> None:
+        from webapp.engine.cluster_actions import perform, validate
+
         payload = {k: v for k, v in action.items() if k != "at"}
         try:
-            from webapp.engine.cluster_actions import perform, validate
-
             perform(self, validate(self, payload))
-        except ActionError:
-            return  # checked at load time; what no longer applies is skipped
+        except ActionError as error:
+            self._script_skipped(action, error)
+
+    def _script_skipped(self, action: dict, error: ActionError) -> None:
+        """Checked at load time already; what no longer applies now (the Pod is gone, the
+        Deployment was deleted) is shown as a ``script`` transition, as a Pod scenario
+        does: on the Pod it names when that Pod ran here, else on the focus Pod."""
+        name = action.get("name")
+        named = name if isinstance(name, str) and name in self.runs else None
+        run = self.runs.get(named or "") or self._focus_run()
+        if run is None:
+            return  # no Pod was ever created: no Pod's history to show it in
+        target = _action_target(action, run)
+        run.transition("submitted" if run.node_name is None else "running", target,
+                       "script", None, "skipped",
+                       f"Scripted {action.get('action')} at {action.get('at', 0):g}s "
+                       f"did not apply: {error.message}")  # fmt: skip
 
     def act(self, action: dict) -> None:
         """Apply a user action now; ActionError (not logged) when it is invalid."""
