@@ -5,7 +5,7 @@ kube-proxy does after the EndpointSlice controller writes it. It routes to the r
 endpoints, round robin; with none ready, to the serving terminating ones
 (``ProxyTerminatingEndpoints``); with none at all the request fails ("no endpoints"). A
 routed request succeeds when that Pod accepts the connection on the Service's target port
-(:func:`pod_accepts_connection`), and fails (connection refused) otherwise:
+(:func:`connection_facts`, :func:`pod_accepts_connection`), and fails (connection refused) otherwise:
 
 - where the process model knows the container's program (a catalogue image and program,
   a shell script it interprets), it decides: the port is open while a process of the Pod
@@ -54,6 +54,8 @@ class Traffic:
         self._history: list[tuple[int, list[str], list[str]]] = [(0, [], [])]
         self._carry = 0
         self._next = 0  # round-robin position
+        # pod name -> (its PodRun, connection_facts): fixed once its container started
+        self._facts: dict[str, tuple[Any, tuple]] = {}
         # the requests of each rollout, from the moment its new ReplicaSet was created
         self.rollouts: list[dict[str, Any]] = []
         cluster.clock.schedule(0, self._batch, LATE)
@@ -95,8 +97,14 @@ class Traffic:
         run = self.cluster.runs.get(name)
         if run is None or run.pod_removed or run.kubelet is None:
             return False
-        service = self.cluster.services.get(self.service) or {}
-        return pod_accepts_connection(run.kubelet, run.pod_object_dict, service)
+        cached = self._facts.get(name)
+        if cached is None or cached[0] is not run:
+            service = self.cluster.services.get(self.service) or {}
+            facts = connection_facts(run.kubelet, run.pod_object_dict, service)
+            if facts[2] is None:
+                return False  # the container never started: nothing listens yet
+            cached = self._facts[name] = (run, facts)
+        return pod_accepts_connection(run.kubelet, *cached[1])
 
     def _batch(self) -> None:
         clock = self.cluster.clock
@@ -175,18 +183,22 @@ def model_knows(record: Any, derived: Any) -> bool:
     return not any(warning["code"] in MODEL_UNKNOWN for warning in derived.warnings)
 
 
-def pod_accepts_connection(kubelet: Any, pod: dict, service: dict) -> bool:
-    """Would a TCP connection to the Pod on the Service's target port be accepted now?"""
+def connection_facts(kubelet: Any, pod: dict, service: dict) -> tuple[int | None, Any, bool | None]:
+    """What a connection to the Pod depends on that does not change while it runs: (the
+    Service's target port, the app container serving it, whether the process model knows
+    its program; None until that container first started)."""
     port = service_target_port(service, pod)
     record = serving_record(kubelet.records, port)
+    if record is None or record.name not in kubelet.processes.derived:
+        return port, record, None
+    return port, record, model_knows(record, kubelet.processes.derived[record.name])
+
+
+def pod_accepts_connection(kubelet: Any, port: int | None, record: Any, knows: bool | None) -> bool:
+    """Would a TCP connection to the Pod on the Service's target port be accepted now?"""
     instance = None if record is None else record.newest
     if instance is None or not instance.running:
         return False
-    processes = kubelet.processes
-    if (
-        port is not None
-        and instance.process is not None
-        and model_knows(record, processes.derived.get(record.name))
-    ):
-        return processes.listener(port) is not None
+    if knows and port is not None and instance.process is not None:
+        return kubelet.processes.listener(port) is not None
     return instance.sigterm_ms is None or bool(record.behaviour.get("ignoreSigterm"))
