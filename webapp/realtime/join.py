@@ -76,7 +76,8 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     with rt.working(session, refusable=False), session.lock:
         if table is not None:
             (rt.outbox.table_tabs.add if table else rt.outbox.table_tabs.discard)(sid)
-        rt.enter_room(sid, session.room)
+        if not rt.enter_room(sid, session):
+            return  # the tab hung up while its session was being built
         rt.send_snapshot(session, to_room=False, sid=sid)
     if rt.run_scheduler:
         rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)

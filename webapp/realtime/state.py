@@ -3,6 +3,7 @@ for reading scenario text out of a payload."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Iterator
@@ -104,12 +105,26 @@ class Realtime:
         for sid in sids:
             transport.hang_up(self.socketio.server.eio, self.outbox._eio_sid(sid))
 
-    def enter_room(self, sid: str, room: str) -> None:
-        """Tab `sid` joins `room` (a tab of another worker through its worker)."""
+    def enter_room(self, sid: str, session: Session) -> bool:
+        """Put tab `sid` (already attached to `session` by the manager) in the session's
+        room; False, with the tab detached again, when the tab disconnected meanwhile: a
+        handler runs in its own thread, and a disconnect handled before it would otherwise
+        leave a dead tab in `session.tabs` (the session never idles) and Socket.IO raise
+        KeyError for the unknown sid (ci13, a forking attacker hanging up). A tab of
+        another worker joins it through its worker (its departure is handled in order with
+        its events, never meanwhile)."""
         if self.span is not None and self.span.is_remote(sid):
-            self.span.enter_room(sid, room)
-        else:
-            self.socketio.server.enter_room(sid, room, namespace="/")
+            self.span.enter_room(sid, session.room)
+            return True
+        server = self.socketio.server
+        with contextlib.suppress(KeyError):  # the connection is gone from Socket.IO's rooms
+            server.enter_room(sid, session.room, namespace="/")
+        if server.manager.is_connected(sid, "/"):
+            return True
+        # Its disconnect has begun: it may already have detached the tab before the
+        # handler attached it, so the handler undoes its own attach.
+        self.manager.detach(sid)
+        return False
 
     def leave_room(self, sid: str, room: str) -> None:
         if self.span is not None and self.span.is_remote(sid):
