@@ -571,7 +571,8 @@ class Classes:
         teacher = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         teacher_view = _session_view(teacher)
         students = []
-        for key, student in cls.students.items():
+        # Copies: other tabs' handlers add students and answers meanwhile.
+        for key, student in list(cls.students.items()):
             own = (
                 self.rt.manager.get(student.session_id)
                 if student.session_id and not student.following
@@ -591,7 +592,7 @@ class Classes:
                     "status": view["status"],
                     "stage": view["stage"],
                     "lessonSteps": view["lessonSteps"],
-                    "answers": {q: a[key] for q, a in cls.answers.items() if key in a},
+                    "answers": {q: a[key] for q, a in list(cls.answers.items()) if key in a},
                     "lastActivity": round(max(0.0, now_wall - student.last_activity)),
                     "stuck": stuck,
                 }
@@ -600,7 +601,7 @@ class Classes:
             "code": cls.code,
             "students": students,
             "teacher": teacher_view,
-            "questions": [tally(cls, qid) for qid in cls.questions],
+            "questions": [tally(cls, qid) for qid in list(cls.questions)],
         }
 
     def _stuck(
