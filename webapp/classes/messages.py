@@ -86,9 +86,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在课堂中，由老师提问并公布答案。",
     },
     "class_moved": {
-        "en": "Class {class_code} moved to another server process just now: reload the page to "
-        "rejoin it.",
-        "zh": "课堂 {class_code} 刚刚转到了另一个服务器进程：请刷新页面重新加入。",
+        "en": "Class {class_code} is moving to another server process: reload the page in a "
+        "moment to rejoin it.",
+        "zh": "课堂 {class_code} 正在转到另一个服务器进程：请稍后刷新页面重新加入。",
     },
     "classes_rate_limited": {
         "en": "Too many new classes from this address: at most {limit} an hour.",
