@@ -343,6 +343,16 @@ def test_a_class_whose_teacher_and_students_are_on_different_workers(
         assert len(sessions) == STUDENTS
         teacher.wait(lambda m: all(s["own"] == "handout" for s in roster_of(m).values()), "roster")
         assert all(s["connected"] for s in roster_of(teacher).values())
+        # A student who leaves shows as not connected, with the run they had.
+        students[2].close()
+        teacher.wait(
+            lambda m: (
+                not roster_of(m)["student 2"]["connected"]
+                and roster_of(m)["student 1"]["connected"]
+            ),
+            "a student left",
+        )
+        assert roster_of(teacher)["student 2"]["own"] == "handout"
     finally:
         close(members)
 
