@@ -219,7 +219,7 @@ export function mount(root) {
     const names = rows.map((r) => r.kind === "container" ? r.lane.container
       : r.kind === "pod" ? `▾ ${r.row.lane.name}` : r.kind === "probes" ? t("timeline.probes")
         : r.kind === "events" ? t("timeline.events") : r.kind === "workloads" ? workloadsLabel(marks) : "");
-    const widest = Math.max(...names.map((n) => textWidth(n, labelFont))) + (cluster ? indent : 0);
+    const widest = Math.max(...names.map((n) => textWidth(n, labelFont * (cluster ? 1.1 : 1)))) + (cluster ? indent : 0);
     const left = Math.round(Math.min(Math.max(fs * 6, widest + 12), width * (cluster ? 0.3 : 0.25)));
     const height = top + Math.round(fs * 1.4);
     const plot = width - left - Math.round(fs * 1.6);
@@ -368,7 +368,7 @@ export function mount(root) {
         const room = (next ? x(next.from) : left + plot) - x1;
         if (w > textWidth(word, fs * 0.72) + 8) {
           plotArea.append(s("text", { class: `tl-rollout-text is-${state}`, x: x1 + 4, y: wy + laneH * 0.68 }, word));
-        } else if (room > textWidth(word, fs * 0.72) + 12) {
+        } else if (room - w > textWidth(word, fs * 0.72) + 10) {
           plotArea.append(s("text", { class: "tl-rollout-text is-outside", x: x1 + w + 3, y: wy + laneH * 0.68 }, word));
         }
       });
@@ -406,7 +406,8 @@ export function mount(root) {
         : t("timeline.pod.follow", { pod: lane.name });
       const key = `pod:${lane.name}`;
       const room = left - 10 - indent - 4;
-      const name = tailText(lane.name, (str) => textWidth(str, labelFont) <= room - textWidth("▾ ", labelFont));
+      // bold glyphs run wider than the estimate: fit with some room to spare
+      const name = tailText(lane.name, (str) => textWidth(`▾ ${str}`, labelFont * 1.1) <= room);
       const el = s("text", { class: ["tl-label tl-pod-label", row.focus && "is-focus", lane.gone && "is-gone"].filter(Boolean).join(" "),
         x: 4 + indent, y: y + h * 0.72, tabindex: "0", role: "button", "aria-label": `${lane.name}: ${words}`,
         ...(row.focus ? { "aria-expanded": row.expanded ? "true" : "false" } : {}),
