@@ -5,6 +5,9 @@ is as before. Screenshots at three sizes in both languages (test-artifacts/lanes
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -94,7 +97,7 @@ def test_a_pod_scenario_has_no_pod_lanes(page: Page) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_lanes_screenshots(page: Page, artifacts, lang: str) -> None:
+def test_lanes_screenshots(page: Page, artifacts: Path, lang: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 720})
     open_scenario(page, "rolling-update")
     page.click(f'.lang-button[data-lang="{lang}"]')
@@ -114,11 +117,9 @@ def test_lanes_screenshots(page: Page, artifacts, lang: str) -> None:
             ".tl-pod-label, .tl-label",
             "els => els.map(e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })",
         )
-        plot_left = page.eval_on_selector(
-            ".tl-lane", "e => e.getBoundingClientRect().left"
-        )
+        plot_left = page.eval_on_selector(".tl-lane", "e => e.getBoundingClientRect().left")
         for box in boxes:
             assert box[2] <= plot_left + 1, f"{lang} {width}: a label runs into the plot {box}"
         rows = sorted(boxes, key=lambda b: b[1])
-        for a, b in zip(rows, rows[1:], strict=False):
+        for a, b in itertools.pairwise(rows):
             assert a[3] <= b[1] + 2, f"{lang} {width}: labels overlap {a} {b}"
