@@ -28,7 +28,10 @@ export function mount(root) {
   const tools = h("div", { class: "tl-tools", role: "group", "data-i18n-aria": "timeline.zoom" },
     panLeft, zoomOut, zoomIn, panRight, fit, windowText);
   // One line above the lanes: the window's tools, then how to use the keys.
-  root.append(h("div", { class: "tl-bar" }, tools, hint), svg, h("div", { class: "timeline-foot" }, readout));
+  // A cluster's lanes scroll in a box of their own, the time axis kept in sight below them.
+  const axisSvg = s("svg", { class: "timeline-svg timeline-axis-svg", id: "timeline-axis", "aria-hidden": "true" });
+  const scroller = h("div", { class: "tl-scroll" }, svg, axisSvg);
+  root.append(h("div", { class: "tl-bar" }, tools, hint), scroller, h("div", { class: "timeline-foot" }, readout));
   let latest = null;
   let lastModel = null;
   let geometry = null;
@@ -102,7 +105,7 @@ export function mount(root) {
     return true;
   }
 
-  svg.addEventListener("click", (event) => {
+  const onClick = (event) => {
     if (!latest || !view) return;
     if (act(event.target)) return;
     const second = secondUnder(event);
@@ -110,7 +113,9 @@ export function mount(root) {
     const model = timelineModel(latest);
     const fraction = (second - model.start) / (model.end - model.start);
     emit("pg:clock", { op: "seek", value: seekTarget(model, fraction, latest.clock.end) });
-  });
+  };
+  svg.addEventListener("click", onClick);
+  axisSvg.addEventListener("click", onClick);
   // Ctrl (or ⌘) + wheel, and a trackpad's pinch, zoom around the pointer; Shift + wheel
   // and a sideways swipe pan. A plain wheel scrolls the page, as everywhere else.
   svg.addEventListener("wheel", (event) => {
@@ -221,7 +226,8 @@ export function mount(root) {
         : r.kind === "events" ? t("timeline.events") : r.kind === "workloads" ? workloadsLabel(marks) : "");
     const widest = Math.max(...names.map((n) => textWidth(n, labelFont * (cluster ? 1.1 : 1)))) + (cluster ? indent : 0);
     const left = Math.round(Math.min(Math.max(fs * 6, widest + 12), width * (cluster ? 0.3 : 0.25)));
-    const height = top + Math.round(fs * 1.4);
+    const axisH = Math.round(fs * 1.4);
+    const height = top + (cluster ? 2 : axisH);
     const plot = width - left - Math.round(fs * 1.6);
     const span = view.end - view.start;
     const raw = (v) => left + ((v - view.start) / span) * plot;
@@ -465,14 +471,23 @@ export function mount(root) {
     }
 
     svg.append(plotArea);
-    const ay = top;
-    svg.append(s("line", { class: "tl-axis", x1: left, x2: left + plot, y1: ay + 1, y2: ay + 1 }));
+    // The axis: below the lanes, or (a cluster) in its own svg that stays in sight.
+    scroller.classList.toggle("is-cluster", Boolean(cluster));
+    axisSvg.classList.toggle("is-shown", Boolean(cluster));
+    const axisIn = cluster ? axisSvg : svg;
+    const ay = cluster ? 0 : top;
+    if (cluster) {
+      axisSvg.setAttribute("viewBox", `0 0 ${width} ${axisH + 2}`);
+      axisSvg.setAttribute("height", String(axisH + 2));
+      axisSvg.replaceChildren();
+    }
+    axisIn.append(s("line", { class: "tl-axis", x1: left, x2: left + plot, y1: ay + 1, y2: ay + 1 }));
     const step = niceStep(span, plot / (fs * 4));
     for (let v = Math.ceil(view.start / step - 1e-9) * step; v <= view.end + 1e-9; v += step) {
-      svg.append(s("line", { class: "tl-tick", x1: x(v), x2: x(v), y1: ay, y2: ay + 5 }),
+      axisIn.append(s("line", { class: "tl-tick", x1: x(v), x2: x(v), y1: ay, y2: ay + 5 }),
         s("text", { class: "tl-tick-text", x: x(v), y: ay + fs * 1.25, "text-anchor": "middle" }, seconds(v)));
     }
-    cursor = s("g", { class: "tl-cursor" }, s("line", { x1: 0, x2: 0, y1: 0, y2: ay }), s("path", { d: "M-5,0 h10 l-5,6 z" }));
+    cursor = s("g", { class: "tl-cursor" }, s("line", { x1: 0, x2: 0, y1: 0, y2: top }), s("path", { d: "M-5,0 h10 l-5,6 z" }));
     svg.append(cursor);
     placeCursor(model.now);
     if (focusedKey) svg.querySelector(`[data-key="${CSS.escape(focusedKey)}"]`)?.focus();

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pagekit import ANY, collect_errors, open_scenario
+from tests.e2e.pagekit import ANY, collect_errors, open_scenario, set_editor_text
 
 SIZES = [(390, 844), (1280, 720), (1920, 1080)]
 
@@ -123,3 +123,51 @@ def test_lanes_screenshots(page: Page, artifacts: Path, lang: str) -> None:
         rows = sorted(boxes, key=lambda b: b[1])
         for a, b in itertools.pairwise(rows):
             assert a[3] <= b[1] + 2, f"{lang} {width}: labels overlap {a} {b}"
+
+
+MANY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: many
+spec:
+  replicas: 100
+  selector:
+    matchLabels:
+      app: many
+  template:
+    metadata:
+      labels:
+        app: many
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+"""
+
+
+def test_a_hundred_pods_stay_usable(page: Page, artifacts: Path) -> None:
+    errors = collect_errors(page)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_scenario(page, "plain-pod")
+    set_editor_text(page, MANY)
+    page.click("#apply")
+    expect(page.locator(".cluster-pod")).to_have_count(100)
+    seek(page, 20)
+    # at most 30 Pod lanes until asked, the rest counted
+    expect(page.locator(".tl-pod-label")).to_have_count(30)
+    more = page.locator(".tl-more")
+    expect(more).to_have_text("+ 70 more Pods: show all 100")
+    # the lanes scroll in a box of bounded height; the axis stays in sight under it
+    box = page.eval_on_selector(".tl-scroll", "e => [e.clientHeight, e.scrollHeight]")
+    assert box[0] <= 0.42 * 720 + 1 < box[1], box
+    axis = page.eval_on_selector("#timeline-axis", "e => e.getBoundingClientRect().bottom")
+    scroller = page.eval_on_selector(".tl-scroll", "e => e.getBoundingClientRect().bottom")
+    assert axis <= scroller + 1
+    more.scroll_into_view_if_needed()
+    more.click()
+    expect(page.locator(".tl-pod-label")).to_have_count(100)
+    page.locator(".tl-more").click()  # "show fewer"
+    expect(page.locator(".tl-pod-label")).to_have_count(30)
+    page.locator("#timeline").screenshot(path=str(artifacts / "lanes-100-pods.png"))
+    assert errors == []
