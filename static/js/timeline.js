@@ -390,6 +390,13 @@ export function mount(root) {
         if (bandTop !== null && bandBottom !== null) {
           plotArea.append(s("line", { class: "tl-mark-line", x1: cx, x2: cx, y1: bandTop, y2: bandBottom }));
         }
+        // a word beside the flag when it has room before the next one
+        const word = p.type === "scale" ? `${p.from}→${p.replicas}` : p.condition;
+        const next = marks.points.find((q) => q.t > p.t);
+        const room = (next ? raw(next.t) : left + plot) - cx - 10;
+        if (room > textWidth(word, fs * 0.7) + 2) {
+          plotArea.append(s("text", { class: "tl-mark-text", x: cx + 9, y: wy + laneH * 0.68 }, word));
+        }
       }
     }
 
