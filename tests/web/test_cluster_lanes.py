@@ -5,6 +5,7 @@ the run's watch of every Pod and its Deployment versions, and bounded."""
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -126,15 +127,28 @@ def test_lanes_are_bounded() -> None:
     assert len(out["pods"]) == lanes_module.MAX_LANES
     assert out["dropped"] == total + 1 - lanes_module.MAX_LANES
     assert out["pods"][-1]["name"] == "live" and out["pods"][0]["name"] == "p31"
-    # a Pod that changes status very often keeps its last MAX_SEGMENTS segments and says so
+    # a Pod that changes status very often keeps its last segments and says where they start
     for i in range(200):
         phase = "Running" if i % 2 else "Pending"
         run.watch_versions.append((total + 1 + i, "MODIFIED", _pod("live", phase, restarts=i)))
-    live = reader.lanes(run)["pods"][-1]
-    assert len(live["s"]) == 2 * lanes_module.MAX_SEGMENTS
-    assert live["cut"] == live["s"][0] > total
-    assert len(live["r"]) == lanes_module.MAX_MARKS
+    out = reader.lanes(run)
+    live = out["pods"][-1]
+    # 150 lanes share the budget: a few segments and marks each
+    lanes_count = lanes_module.MAX_LANES
+    share = max(lanes_module.MIN_SEGMENTS, lanes_module.TOTAL_SEGMENTS // lanes_count)
+    assert len(live["s"]) == 2 * share
+    assert live["cut"] == live["s"][0] == total + 1 + 200 - share
+    assert len(live["r"]) == max(lanes_module.MIN_MARKS, lanes_module.TOTAL_MARKS // lanes_count)
     assert live["r"][-1] == total + 200
+    assert len(json.dumps(out)) < 40_000
+    # alone, a lane keeps up to MAX_SEGMENTS and MAX_MARKS
+    alone = FakeRun()
+    alone.watch_versions = [(t, kind, pod) for t, kind, pod in run.watch_versions
+                            if pod["metadata"]["name"] == "live"]  # fmt: skip
+    (lane,) = ClusterLanes().lanes(alone)["pods"]
+    assert len(lane["s"]) == 2 * lanes_module.MAX_SEGMENTS
+    assert lane["cut"] == lane["s"][0]
+    assert len(lane["r"]) == lanes_module.MAX_MARKS
 
 
 def test_a_name_used_again_continues_its_lane_after_a_gap() -> None:

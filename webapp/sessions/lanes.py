@@ -6,8 +6,8 @@ was gone. `ClusterLanes` reads that from the run's watch of every Pod (`sim.watc
 what `kubectl get pods -w` receives), incrementally, and the Deployment rollouts and scales
 from `sim.deployment_versions`. What it sends is bounded (docs/internals.md, "cluster.lanes"):
 at most MAX_LANES lanes (every live Pod, then the gone ones that went last), MAX_SEGMENTS
-STATUS segments and MAX_MARKS restart and delete marks per lane, MAX_ROLLOUTS rollouts and
-MAX_SCALES scale marks.
+STATUS segments and MAX_MARKS restart and delete marks per lane (fewer when many lanes share
+TOTAL_SEGMENTS and TOTAL_MARKS), MAX_ROLLOUTS rollouts and MAX_SCALES scale marks.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from webapp.kubectl import workloads as kubectl_workloads
 MAX_LANES = 150  # every live Pod (at most 100) and the gone Pods that went last
 MAX_SEGMENTS = 48  # STATUS segments per lane: the last ones (`cut`: the first time kept)
 MAX_MARKS = 24  # restart and delete marks per lane: the last ones
+TOTAL_SEGMENTS = 800  # ... over all lanes sent: each lane gets its share, at least
+MIN_SEGMENTS = 8
+TOTAL_MARKS = 400  # restart marks over all lanes, and as many delete marks
+MIN_MARKS = 4
 MAX_ROLLOUTS = 50
 MAX_SCALES = 50
 REVISION = "deployment.kubernetes.io/revision"
@@ -58,12 +62,15 @@ class _Lane:
         self.count = 0
         self.deleting = False
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, segments: int, marks: int) -> dict[str, Any]:
+        """The lane with its last ``segments`` STATUS segments and ``marks`` marks of each kind."""
+        kept = self.segments[-2 * segments :]
         out: dict[str, Any] = {"name": self.name, "owner": self.owner, "from": self.start,
-                               "to": self.end, "s": list(self.segments), "r": list(self.restarts),
-                               "d": list(self.deleted)}  # fmt: skip
-        if self.cut is not None:
-            out["cut"] = self.cut
+                               "to": self.end, "s": kept, "r": self.restarts[-marks:],
+                               "d": self.deleted[-marks:]}  # fmt: skip
+        cut = kept[0] if len(kept) < len(self.segments) else self.cut
+        if cut is not None:
+            out["cut"] = cut
         return out
 
 
@@ -105,9 +112,13 @@ class ClusterLanes:
         for t, kind, pod in versions[self._seen :]:
             self._read(t, kind, pod, sim)
         self._seen = len(versions)
+        # Many lanes share one budget: a crash-looping hundred sends fewer segments each.
+        count = max(1, len(self._lanes))
+        segments = max(MIN_SEGMENTS, min(MAX_SEGMENTS, TOTAL_SEGMENTS // count))
+        marks = max(MIN_MARKS, min(MAX_MARKS, TOTAL_MARKS // count))
         return {
             "statuses": list(self._statuses),
-            "pods": [lane.to_wire() for lane in self._lanes.values()],
+            "pods": [lane.to_wire(segments, marks) for lane in self._lanes.values()],
             "dropped": self._dropped,
         }
 
