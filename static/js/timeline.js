@@ -238,6 +238,9 @@ export function mount(root) {
       model.events.map((e) => [e.t, e.count, e.times]),
       cluster ? [clusterVersion, [...collapsed], [...closedGroups], showAll] : null]);
     geometry = { left, plot, width };
+    const hintKey = cluster ? "timeline.hint.cluster" : "timeline.hint";
+    if (hint.dataset.i18n !== hintKey) hint.dataset.i18n = hintKey;
+    setText(hint, t(hintKey));
     svg.setAttribute("aria-valuemax", String(model.end));
     svg.setAttribute("aria-valuenow", String(state.now));
     svg.setAttribute("aria-valuetext", seconds(state.now));

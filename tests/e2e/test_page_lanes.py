@@ -79,6 +79,10 @@ def test_one_lane_per_pod_fold_follow_and_rollouts(page: Page) -> None:
     # a Pod label reached by keyboard follows with Enter
     page.locator(f'.tl-pod-label[data-pod="{live[2]}"]').press("Enter")
     expect(page.locator(".cluster-pod.is-focus")).to_have_attribute("data-pod", live[2])
+    # a gone Pod's lane can be followed too: the views show it as removed
+    page.locator(f'.tl-pod-label[data-pod="{names[1]}"]').click()
+    expect(page.locator(".tl-pod-label.is-focus")).to_have_attribute("data-pod", names[1])
+    expect(page.locator(".cluster-pod.is-focus")).to_have_count(0)
     # zoom and pan still work over the lanes
     page.click("#timeline-zoom-in")
     expect(page.locator("#timeline-window")).not_to_contain_text("showing 0 – 90")
