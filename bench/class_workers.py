@@ -89,10 +89,13 @@ def run(args: argparse.Namespace, playground: Playground, split: bool) -> None:
     def act(teacher: Tab, _: int, marker: str) -> None:
         teacher.emit("act", {"action": "apply", "yaml": CONFIGMAP.format(name=marker)})
 
-    lat, every, _, _ = run_actions(teachers, students, act, args.actions)
+    figures = run_actions(teachers, students, act, args.actions)
     cpu = cpu_seconds(pids) - cpu0
     total = sum(t.messages for g in students for t in g) - before
-    report(f"  {layout}", lat, every, total, cpu)
+    if isinstance(figures, tuple):  # (latencies, every, ...) from bench/classroom.py
+        report(f"  {layout}", figures[0], figures[1], total, cpu)
+    else:  # its Figures, once it splits where the time went
+        report(f"  {layout}", figures, total, cpu)
     errors = [e for g in students for t in g for e in t.errors]
     print(f"  errors seen by students: {len(errors)} {errors[:2]}")
     for tab in [*teachers, *(t for g in students for t in g)]:
