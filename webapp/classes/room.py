@@ -571,7 +571,7 @@ class Classes:
         teacher = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         teacher_view = _session_view(teacher)
         students = []
-        # Copies: other tabs' handlers add students and answers meanwhile.
+        # A copy: a student joining in another thread adds to the dict meanwhile.
         for key, student in list(cls.students.items()):
             own = (
                 self.rt.manager.get(student.session_id)
