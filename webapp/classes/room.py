@@ -706,11 +706,11 @@ class Classes:
                 self.send_roster(cls)
             except Exception:
                 log.exception("class round failed")
-        for session_id in list(self.owners):
+        for session_id, owner in list(self.owners.items()):
             if self.rt.manager.get(session_id) is None:
-                code, role, _ = self.owners[session_id]
-                cls = self._classes.get(code)
-                if role == "student" or cls is None or cls.teacher_session_id != session_id:
+                code, role, _ = owner
+                held = self._classes.get(code)
+                if role == "student" or held is None or held.teacher_session_id != session_id:
                     self.owners.pop(session_id, None)
 
     def start_loop(self) -> None:
