@@ -10,7 +10,6 @@ import time
 from typing import Any
 
 from flask import current_app
-from flask_socketio import join_room, leave_room
 
 from webapp import records, shares, storage
 from webapp.clients import current_client
@@ -73,11 +72,12 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         if budget is not None:
             budget.charge(used)
     if previous is not None and previous is not session:
-        leave_room(previous.room, sid=sid)
+        rt.leave_room(sid, previous.room)
     with rt.working(session, refusable=False), session.lock:
         if table is not None:
             (rt.outbox.table_tabs.add if table else rt.outbox.table_tabs.discard)(sid)
-        join_room(session.room, sid=sid)
+        if not rt.enter_room(sid, session):
+            return  # the tab hung up while its session was being built
         rt.send_snapshot(session, to_room=False, sid=sid)
     if rt.run_scheduler:
         rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
