@@ -117,6 +117,13 @@ class Metrics:
         )
         self.seeks = Counter("playground_seeks", "Clock seeks asked for by tabs.", registry=r)
         self.ticks = Counter("playground_ticks", "Tick messages sent to sessions.", registry=r)
+        self.lateness = Histogram(
+            "playground_transition_lateness_seconds",
+            "From the moment a playing session's clock reached a transition to the emit of "
+            "the tick that carries it (the server's part of staleness).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
         self.refusals = Counter(
             "playground_refusals",
             "Requests and events refused, by code (session_busy and client_busy: the CPU "
@@ -349,6 +356,7 @@ def _count_realtime(app: Flask, metrics: Metrics) -> None:
 
     rt.refuse = counted_refuse
     rt.scheduler.tick = counted_tick
+    rt.scheduler.lateness = metrics.lateness.observe
 
 
 def _store_check(app: Flask) -> Callable[[], None]:

@@ -79,6 +79,8 @@ def test_metrics_count_requests_events_seeks_ticks_and_refusals(app: Flask) -> N
     assert value(found, "playground_socketio_events_total", event="clock") == 4
     assert value(found, "playground_seeks_total") == 1
     assert value(found, "playground_ticks_total") > 0
+    # Paced ticks with new transitions: how late each left is observed.
+    assert value(found, "playground_transition_lateness_seconds_count") > 0
     assert value(found, "playground_refusals_total", code="session_busy") == 1
     assert value(found, "playground_refusals_total", code="no_session") == 1
     assert value(found, "playground_share_links_total") == 1

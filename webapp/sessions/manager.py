@@ -305,6 +305,9 @@ class Scheduler(BackgroundLoop):
         self.tend: Callable[[Session], None] | None = None
         self.after_round: Callable[[], Any] | None = None
         self.lagging: Callable[[], Collection[str]] | None = None
+        # `lateness(seconds)` for every paced tick with new transitions: from the moment
+        # the clock reached the first of them to the emit (webapp.metrics observes it).
+        self.lateness: Callable[[float], None] | None = None
 
     def wall(self) -> float | None:
         """The wall clock sessions are paced against: `clock()` while the loop runs, the
@@ -437,6 +440,10 @@ class Scheduler(BackgroundLoop):
             if payload is None:
                 return 0
             self.manager.emit("tick", payload, session.room)
+        if self.lateness is not None and payload["transitions"]:
+            due = session.clock.wall_at(payload["transitions"][0]["t"])
+            if due is not None:
+                self.lateness(max(0.0, (self.clock() if self._live else wall_now) - due))
         return 1
 
     def run(self, sleep: Callable[[float], None]) -> None:
