@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import Flask
 from flask_socketio import SocketIO
+from socketio.packet import Packet
 
 from . import assets, classes, metrics, realtime, routes, security, storage
 from .config import load_config
@@ -16,6 +17,15 @@ from .paths import resource_dir
 from .sessions import wire
 
 __all__ = ["create_app", "socketio_of"]
+
+
+class JsonPacket(Packet):
+    """Socket.IO packets the playground sends: JSON only, never bytes, so python-socketio
+    need not walk every payload looking for binary parts before encoding it
+    (`Packet.data_is_binary`: about a fifth of the scheduler's time at 200 playing
+    sessions, docs/workers.md "Capacity"). Packets from tabs are decoded as before."""
+
+    uses_binary_events = False
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -47,6 +57,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # thread (`join` then `clock play` must not race); other tabs are not held up.
         async_handlers=False,
         json=wire,  # reuses the JSON text of a tick's unchanged parts
+        serializer=JsonPacket,
         cors_allowed_origins=None,  # same origin only
     )
     security.init_app(app)
