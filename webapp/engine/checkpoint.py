@@ -30,6 +30,8 @@ _VERSIONS = "versions"
 _SCENARIO = "scenario"
 _POD, _STATUS, _SPEC = "pod", "status", "spec"
 _STORE = "store"
+_WATCH = "watch"  # a cluster run's watch of every Pod
+_ROLLOUTS = "rollouts"  # ... and its Deployments' versions
 _IN_HISTORY = "in-history"  # a checkpoint's Pod: the last version of its watch history
 
 
@@ -73,6 +75,72 @@ class Checkpoint:
         if len(actions) < count or list(actions[:count]) != list(self.actions):
             return False
         return all(_ms(action.get("at", 0)) >= self.at_ms for action in actions[count:])
+
+    def rebased(self, sim: Any) -> Checkpoint | None:
+        """This checkpoint sharing ``sim``'s logs instead of its own (``sim`` is on its
+        history), or None when it already does or cannot (the logs are shorter)."""
+        transitions, versions = sim._log.items, sim.pod_versions
+        if self.transitions is transitions:
+            return None
+        if self.transition_count <= len(transitions) and self.version_count <= len(versions):
+            return replace(self, transitions=transitions, versions=versions)
+        return None
+
+    def restore(self) -> Any:
+        return restore(self)
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterCheckpoint:
+    """The state of a ClusterSimulation (engine/cluster.py) at ``at_ms``: as a
+    :class:`Checkpoint`, but each Pod's run shares its transition log and watch versions
+    (and the cluster its watch of every Pod) with the run it was taken from; ``logs`` holds,
+    per Pod run in creation order, ``(transitions, count, versions, count)``."""
+
+    at_ms: int
+    actions: tuple[dict, ...]
+    seed: int
+    horizon_ms: int
+    scenario: Any
+    state: bytes
+    watch: list  # the cluster's watch of every Pod, shared: its first `watch_count` items
+    watch_count: int
+    logs: tuple[tuple[Any, int, list, int], ...]
+    # Each Deployment's versions (what `rollout status` reads), shared: (name, list, count)
+    rollouts: tuple[tuple[str, list, int], ...] = ()
+
+    at = Checkpoint.at
+    fits = Checkpoint.fits
+
+    @property
+    def size(self) -> int:
+        return len(self.state) + 64 * len(self.actions) + 200 + 32 * len(self.logs)
+
+    def rebased(self, sim: Any) -> ClusterCheckpoint | None:
+        runs = sim.created
+        if len(runs) < len(self.logs) or len(sim.watch_versions) < self.watch_count:
+            return None
+        rollouts = []
+        for name, _, count in self.rollouts:
+            versions = sim.deployment_versions.get(name)
+            if versions is None or len(versions) < count:
+                return None
+            rollouts.append((name, versions, count))
+        logs = []
+        for (_, t_count, _, v_count), run in zip(self.logs, runs, strict=False):
+            if t_count > len(run._log.items) or v_count > len(run.pod_versions):
+                return None
+            logs.append((run._log.items, t_count, run.pod_versions, v_count))
+        if (
+            self.watch is sim.watch_versions
+            and all(mine[0] is theirs[0] for mine, theirs in zip(self.logs, logs, strict=True))
+            and all(m[1] is t[1] for m, t in zip(self.rollouts, rollouts, strict=True))
+        ):
+            return None
+        return replace(self, watch=sim.watch_versions, logs=tuple(logs), rollouts=tuple(rollouts))
+
+    def restore(self) -> Any:
+        return _restore_cluster(self)
 
 
 def _ms(seconds: Any) -> int:
@@ -137,8 +205,10 @@ def take(sim: Any) -> Checkpoint | None:
     )
 
 
-def restore(checkpoint: Checkpoint) -> Any:
+def restore(checkpoint: Checkpoint | ClusterCheckpoint) -> Any:
     """A new Simulation in the checkpoint's state; the checkpoint stays as it was."""
+    if isinstance(checkpoint, ClusterCheckpoint):
+        return _restore_cluster(checkpoint)
     transitions = checkpoint.transitions.head(checkpoint.transition_count)
     versions = checkpoint.versions[: checkpoint.version_count]
     objects = checkpoint.objects
@@ -155,6 +225,64 @@ def restore(checkpoint: Checkpoint) -> Any:
     # copies, the very objects the restored log extends, in their places.
     for run in sim._log._runs.values():
         transitions[run[0]["seq"]] = run[0]
+    return sim
+
+
+def take_cluster(sim: Any) -> ClusterCheckpoint | None:
+    """A checkpoint of a ClusterSimulation now, or None while a kubelet step of any of its
+    Pods is under way (one clock: ``clock.processes`` counts them all)."""
+    if sim.clock.processes:
+        return None
+    if sim.dirty:
+        sim._flush_pods()
+    shared: dict[int, Any] = {id(sim.scenario): _SCENARIO, id(sim.watch_versions): _WATCH}
+    if sim.checkpoints is not None:
+        shared[id(sim.checkpoints)] = _STORE
+    logs = []
+    for index, run in enumerate(sim.created):
+        transitions, versions = run._log.items, run.pod_versions
+        shared[id(transitions)] = (_TRANSITIONS, index)
+        shared[id(versions)] = (_VERSIONS, index)
+        pod = run._pod
+        if pod is not None and versions and versions[-1][2] is pod:
+            shared[id(pod)] = (_POD, index)  # found again as the last watch version
+        logs.append((transitions, len(transitions), versions, len(versions)))
+    rollouts = []
+    for name, versions in sim.deployment_versions.items():  # (t, copy) items, only appended
+        shared[id(versions)] = (_ROLLOUTS, name)
+        rollouts.append((name, versions, len(versions)))
+    buffer = io.BytesIO()
+    _Pickler(buffer, shared).dump(sim)
+    return ClusterCheckpoint(
+        at_ms=sim.clock.now_ms,
+        actions=tuple(dict(action) for action in sim.actions),
+        seed=sim.seed,
+        horizon_ms=sim.horizon_ms,
+        scenario=sim.scenario,
+        state=zlib.compress(buffer.getvalue(), 1),
+        watch=sim.watch_versions,
+        watch_count=len(sim.watch_versions),
+        logs=tuple(logs),
+        rollouts=tuple(rollouts),
+    )
+
+
+def _restore_cluster(checkpoint: ClusterCheckpoint) -> Any:
+    watch = checkpoint.watch[: checkpoint.watch_count]
+    shared: dict[Any, Any] = {_SCENARIO: checkpoint.scenario, _WATCH: watch, _STORE: None}
+    for index, (transitions, t_count, versions, v_count) in enumerate(checkpoint.logs):
+        shared[(_TRANSITIONS, index)] = transitions.head(t_count)
+        head = type(versions)._restore(watch, list(versions[:v_count]))
+        shared[(_VERSIONS, index)] = head
+        if v_count:
+            shared[(_POD, index)] = head[-1][2]
+    for name, versions, count in checkpoint.rollouts:
+        shared[(_ROLLOUTS, name)] = versions[:count]
+    sim = _Unpickler(io.BytesIO(zlib.decompress(checkpoint.state)), shared).load()
+    for run in sim.created:  # the open probe runs as pickled (see restore)
+        items = run._log.items
+        for open_run in run._log._runs.values():
+            items[open_run[0]["seq"]] = open_run[0]
     return sim
 
 
@@ -212,7 +340,7 @@ class CheckpointStore:
                 self._rebase(sim, index)
                 return
         sim.checkpoint_mark = (now_ms, sim.clock.steps)  # part of the state: set it first
-        checkpoint = take(sim)
+        checkpoint = sim.checkpoint()
         if checkpoint is not None:
             self.add(checkpoint)
 
@@ -226,13 +354,13 @@ class CheckpointStore:
         """The first ``index`` checkpoints of ``sim``'s history share ``sim``'s logs: for the
         same history the logs agree item for item up to each checkpoint (closed items never
         change again; the open ones each checkpoint keeps in its own state)."""
-        transitions, versions = sim._log.items, sim.pod_versions
         for i in range(index):
             item = self.items[i]
-            if item.transitions is transitions or not _same_history(item, sim):
+            if not _same_history(item, sim):
                 continue
-            if item.transition_count <= len(transitions) and item.version_count <= len(versions):
-                self.items[i] = replace(item, transitions=transitions, versions=versions)
+            rebased = item.rebased(sim)
+            if rebased is not None:
+                self.items[i] = rebased
 
     def add(self, checkpoint: Checkpoint) -> None:
         at = [item.at_ms for item in self.items]
