@@ -30,6 +30,9 @@ _VERSIONS = "versions"
 _SCENARIO = "scenario"
 _POD, _STATUS, _SPEC = "pod", "status", "spec"
 _STORE = "store"
+# A cluster run's checkpoint up to this size is taken after the store's min_work / max_work
+# events, a larger one after proportionally more (a one-Pod run's always after those).
+WORK_BYTES = 32_000
 _WATCH = "watch"  # a cluster run's watch of every Pod
 _ROLLOUTS = "rollouts"  # ... and its Deployments' versions
 _IN_HISTORY = "in-history"  # a checkpoint's Pod: the last version of its watch history
@@ -308,7 +311,11 @@ class CheckpointStore:
         self.budget = budget
         self.min_work = min_work
         self.max_work = max_work
-        self.items: list[Checkpoint] = []  # by at_ms
+        self.items: list[Checkpoint | ClusterCheckpoint] = []  # by at_ms
+        # The work between two checkpoints of a cluster run grows with their size (100 Pods'
+        # are ten times a Pod's): taking one costs about its size, so checkpointing stays a
+        # small part of the run's work whatever the number of Pods.
+        self.scale = 1.0
 
     @property
     def size(self) -> int:
@@ -319,14 +326,16 @@ class CheckpointStore:
         be, once the run has done ``max_work`` events one by one since its last, or has
         entered a new interval of virtual time after at least ``min_work`` of them: so a
         resumed replay redoes at most ``max_work`` events (coasted probe ticks cost next to
-        nothing and do not count). Where this history already has a checkpoint since the
+        nothing and do not count). For a cluster run both grow by ``scale``, its last
+        checkpoint's size over WORK_BYTES (at least 1). Where this history already has a checkpoint since the
         run's last, the run only lends it its logs (:meth:`_rebase`)."""
         mark = sim.checkpoint_mark
         at_ms, steps = mark if mark is not None else (None, 0)
         work = sim.clock.steps - steps
         now_ms = sim.clock.now_ms
         new_interval = at_ms is None or now_ms // self.interval_ms != at_ms // self.interval_ms
-        if work < self.max_work and not (new_interval and work >= self.min_work):
+        scale = self.scale
+        if work < self.max_work * scale and not (new_interval and work >= self.min_work * scale):
             return
         if sim.clock.processes:
             return  # a kubelet step is under way: try again after the next event
@@ -342,6 +351,8 @@ class CheckpointStore:
         sim.checkpoint_mark = (now_ms, sim.clock.steps)  # part of the state: set it first
         checkpoint = sim.checkpoint()
         if checkpoint is not None:
+            if isinstance(checkpoint, ClusterCheckpoint):
+                self.scale = max(1.0, checkpoint.size / WORK_BYTES)
             self.add(checkpoint)
 
     def adopt(self, sim: Any) -> None:
