@@ -17,8 +17,10 @@ a kill in progress). Callers take the next chance.
 from __future__ import annotations
 
 import bisect
+import gc
 import io
 import pickle
+import struct
 import zlib
 from dataclasses import dataclass, replace
 from typing import Any
@@ -32,7 +34,7 @@ _POD, _STATUS, _SPEC = "pod", "status", "spec"
 _STORE = "store"
 # A cluster run's checkpoint up to this size is taken after the store's min_work / max_work
 # events, a larger one after proportionally more (a one-Pod run's always after those).
-WORK_BYTES = 32_000
+WORK_BYTES = 8_000
 _WATCH = "watch"  # a cluster run's watch of every Pod
 _ROLLOUTS = "rollouts"  # ... and its Deployments' versions
 _IN_HISTORY = "in-history"  # a checkpoint's Pod: the last version of its watch history
@@ -111,6 +113,7 @@ class ClusterCheckpoint:
     logs: tuple[tuple[Any, int, list, int], ...]
     # Each Deployment's versions (what `rollout status` reads), shared: (name, list, count)
     rollouts: tuple[tuple[str, list, int], ...] = ()
+    keys: tuple[Any, ...] = ()  # what each memo index of `state` refers to (take_cluster)
 
     at = Checkpoint.at
     fits = Checkpoint.fits
@@ -233,29 +236,40 @@ def restore(checkpoint: Checkpoint | ClusterCheckpoint) -> Any:
 
 def take_cluster(sim: Any) -> ClusterCheckpoint | None:
     """A checkpoint of a ClusterSimulation now, or None while a kubelet step of any of its
-    Pods is under way (one clock: ``clock.processes`` counts them all)."""
+    Pods is under way (one clock: ``clock.processes`` counts them all).
+
+    The shared objects go into the pickler's memo beforehand (a ``persistent_id`` would be
+    a Python call for each of the run's 250,000 objects, most of a 100-Pod checkpoint's
+    cost); :func:`_restore_cluster` puts them in the unpickler's memo at the same indices."""
     if sim.clock.processes:
         return None
     if sim.dirty:
         sim._flush_pods()
-    shared: dict[int, Any] = {id(sim.scenario): _SCENARIO, id(sim.watch_versions): _WATCH}
+    keys: list[Any] = [_SCENARIO, _WATCH]
+    objects: list[Any] = [sim.scenario, sim.watch_versions]
     if sim.checkpoints is not None:
-        shared[id(sim.checkpoints)] = _STORE
+        keys.append(_STORE)
+        objects.append(sim.checkpoints)
     logs = []
     for index, run in enumerate(sim.created):
         transitions, versions = run._log.items, run.pod_versions
-        shared[id(transitions)] = (_TRANSITIONS, index)
-        shared[id(versions)] = (_VERSIONS, index)
+        keys += [(_TRANSITIONS, index), (_VERSIONS, index)]
+        objects += [transitions, versions]
         pod = run._pod
         if pod is not None and versions and versions[-1][2] is pod:
-            shared[id(pod)] = (_POD, index)  # found again as the last watch version
+            keys.append((_POD, index))  # found again as the last watch version
+            objects.append(pod)
         logs.append((transitions, len(transitions), versions, len(versions)))
     rollouts = []
     for name, versions in sim.deployment_versions.items():  # (t, copy) items, only appended
-        shared[id(versions)] = (_ROLLOUTS, name)
+        keys.append((_ROLLOUTS, name))
+        objects.append(versions)
         rollouts.append((name, versions, len(versions)))
+    assert len({id(obj) for obj in objects}) == len(objects)
     buffer = io.BytesIO()
-    _Pickler(buffer, shared).dump(sim)
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.memo = {id(obj): (index, obj) for index, obj in enumerate(objects)}
+    pickler.dump(sim)
     return ClusterCheckpoint(
         at_ms=sim.clock.now_ms,
         actions=tuple(dict(action) for action in sim.actions),
@@ -267,7 +281,27 @@ def take_cluster(sim: Any) -> ClusterCheckpoint | None:
         watch_count=len(sim.watch_versions),
         logs=tuple(logs),
         rollouts=tuple(rollouts),
+        keys=tuple(keys),
     )
+
+
+def _memo_prologue(count: int) -> bytes:
+    """Opcodes that put ``persistent_load(i)`` at memo index ``i`` for i < count (what the
+    pickler's memo held before it pickled the state: it refers to them by index)."""
+    out = bytearray(b"\x80" + bytes([pickle.HIGHEST_PROTOCOL]))
+    for index in range(count):
+        # BININT index, BINPERSID, MEMOIZE, POP
+        out += b"J" + struct.pack("<i", index) + b"Q\x94" + b"0"
+    return bytes(out)
+
+
+class _MemoUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, objects: list[Any]) -> None:
+        super().__init__(file)
+        self._objects = objects
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self._objects[pid]
 
 
 def _restore_cluster(checkpoint: ClusterCheckpoint) -> Any:
@@ -281,7 +315,17 @@ def _restore_cluster(checkpoint: ClusterCheckpoint) -> Any:
             shared[(_POD, index)] = head[-1][2]
     for name, versions, count in checkpoint.rollouts:
         shared[(_ROLLOUTS, name)] = versions[:count]
-    sim = _Unpickler(io.BytesIO(zlib.decompress(checkpoint.state)), shared).load()
+    objects = [shared[key] for key in checkpoint.keys]
+    data = _memo_prologue(len(objects)) + zlib.decompress(checkpoint.state)
+    # Unpickling makes a quarter of a million objects: the cyclic collector would walk the
+    # whole heap several times meanwhile (most of a restore's time), to find nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        sim = _MemoUnpickler(io.BytesIO(data), objects).load()
+    finally:
+        if collecting:
+            gc.enable()
     for run in sim.created:  # the open probe runs as pickled (see restore)
         items = run._log.items
         for open_run in run._log._runs.values():
