@@ -85,7 +85,7 @@ class CountedRandom(random.Random):
     or ``getrandbits(k)`` (one word per started 32 bits; the other methods call these two,
     as ``random.Random`` does), which count."""
 
-    def __init__(self, seed: str) -> None:
+    def __init__(self, seed: str | int) -> None:
         self.words = 0
         self._seed = seed
         super().__init__(seed)
@@ -102,7 +102,7 @@ class CountedRandom(random.Random):
         return (CountedRandom._resume, (self._seed, self.words))
 
     @staticmethod
-    def _resume(seed: str, words: int) -> CountedRandom:
+    def _resume(seed: str | int, words: int) -> CountedRandom:
         rng = CountedRandom(seed)
         left = words
         while left > 0:  # one call draws exactly ceil(k / 32) words
@@ -227,8 +227,8 @@ class ClusterSimulation:
     def __init__(
         self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
     ) -> None:
-        init_run(self, scenario, seed, horizon)
-        self.names = random.Random(f"{seed}/names")  # generated names and UIDs
+        init_run(self, scenario, seed, horizon, rng=CountedRandom)
+        self.names = CountedRandom(f"{seed}/names")  # generated names and UIDs
         document = scenario.simulation
         # every Pod's watch versions (t, "ADDED"|"MODIFIED"|"DELETED", pod), in order
         self.watch_versions: list[tuple[float, str, dict]] = []
