@@ -251,14 +251,23 @@ def take_cluster(sim: Any) -> ClusterCheckpoint | None:
         keys.append(_STORE)
         objects.append(sim.checkpoints)
     logs = []
+    seen: set[int] = set()  # Pods of one template may share a spec object
     for index, run in enumerate(sim.created):
         transitions, versions = run._log.items, run.pod_versions
         keys += [(_TRANSITIONS, index), (_VERSIONS, index)]
         objects += [transitions, versions]
         pod = run._pod
         if pod is not None and versions and versions[-1][2] is pod:
-            keys.append((_POD, index))  # found again as the last watch version
+            # found again as the last watch version, with its status and spec (the
+            # kubelet's status and the Pod's spec as last written are those objects)
+            keys.append((_POD, index))
             objects.append(pod)
+            for part in (_STATUS, _SPEC):
+                value = pod.get(part)
+                if isinstance(value, dict) and id(value) not in seen:
+                    keys.append((part, index))
+                    objects.append(value)
+                    seen.add(id(value))
         logs.append((transitions, len(transitions), versions, len(versions)))
     rollouts = []
     for name, versions in sim.deployment_versions.items():  # (t, copy) items, only appended
@@ -312,7 +321,10 @@ def _restore_cluster(checkpoint: ClusterCheckpoint) -> Any:
         head = type(versions)._restore(watch, list(versions[:v_count]))
         shared[(_VERSIONS, index)] = head
         if v_count:
-            shared[(_POD, index)] = head[-1][2]
+            pod = head[-1][2]
+            shared[(_POD, index)] = pod
+            shared[(_STATUS, index)] = pod.get(_STATUS)
+            shared[(_SPEC, index)] = pod.get(_SPEC)
     for name, versions, count in checkpoint.rollouts:
         shared[(_ROLLOUTS, name)] = versions[:count]
     objects = [shared[key] for key in checkpoint.keys]
