@@ -1,7 +1,7 @@
 """Seek cost, snapshot size and session memory for the worst valid scenario (issue 12).
 
-    python bench/seek.py [--scenario worst|crash-loop|all] [--horizon 7200] [--random 20]
-                         [--limit-gb 3] [--timeout 600]
+    python bench/seek.py [--scenario worst|crash-loop|cluster-crash-loop|rollouts|all]
+                         [--horizon 7200] [--random 20] [--limit-gb 3] [--timeout 600]
 
 The worst valid scenario is the one the attack audit found: 20 containers, each with
 three exec probes (startup, liveness, readiness) every second. For one session
@@ -12,6 +12,11 @@ server runs it, in slices (webapp/sessions/slices.py: the CPU time of each slice
 one request or one seek-loop pass costs); the CPU time of POST /api/share for a link at the
 horizon (checked up to its last action within a bound, `checkedUntil`); and the session's
 memory there (tracemalloc: what the session and its Simulation hold once built).
+
+Two cluster runs (engine/cluster.py) too: `cluster-crash-loop`, the worst within the limits
+(a Deployment of 100 Pods, each with three exec probes every second, every container exiting
+after 10 s: 100 Pods crash-looping for the whole horizon), and `rollouts` (bench/engine.py's
+10-replica Deployment at 20 requests/s with three rolling updates).
 
 The measurement runs in a child process with its address space capped (RLIMIT_AS) and a
 timeout, so that a regression cannot exhaust the shared machine. Prints figures only.

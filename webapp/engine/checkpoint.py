@@ -372,6 +372,7 @@ class CheckpointStore:
         # are ten times a Pod's): taking one costs about its size, so checkpointing stays a
         # small part of the run's work whatever the number of Pods.
         self.scale = 1.0
+        self.min_scale = 1.0
 
     @property
     def size(self) -> int:
@@ -382,16 +383,18 @@ class CheckpointStore:
         be, once the run has done ``max_work`` events one by one since its last, or has
         entered a new interval of virtual time after at least ``min_work`` of them: so a
         resumed replay redoes at most ``max_work`` events (coasted probe ticks cost next to
-        nothing and do not count). For a cluster run both grow by ``scale``, its last
-        checkpoint's size over WORK_BYTES (at least 1). Where this history already has a checkpoint since the
+        nothing and do not count). For a cluster run ``max_work`` grows by ``scale``, its
+        last checkpoint's size over WORK_BYTES (at least 1), and a new interval needs as
+        much work: its events are dense and a checkpoint costs about its size. Where this history already has a checkpoint since the
         run's last, the run only lends it its logs (:meth:`_rebase`)."""
         mark = sim.checkpoint_mark
         at_ms, steps = mark if mark is not None else (None, 0)
         work = sim.clock.steps - steps
         now_ms = sim.clock.now_ms
         new_interval = at_ms is None or now_ms // self.interval_ms != at_ms // self.interval_ms
-        scale = self.scale
-        if work < self.max_work * scale and not (new_interval and work >= self.min_work * scale):
+        if work < self.max_work * self.scale and not (
+            new_interval and work >= self.min_work * self.min_scale
+        ):
             return
         if sim.clock.processes:
             return  # a kubelet step is under way: try again after the next event
@@ -408,7 +411,9 @@ class CheckpointStore:
         checkpoint = sim.checkpoint()
         if checkpoint is not None:
             if isinstance(checkpoint, ClusterCheckpoint):
+                # a cluster run's events are dense (controllers, traffic): by work alone
                 self.scale = max(1.0, checkpoint.size / WORK_BYTES)
+                self.min_scale = self.scale * self.max_work / self.min_work
             self.add(checkpoint)
 
     def adopt(self, sim: Any) -> None:
