@@ -29,6 +29,7 @@ import json
 import os
 import selectors
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -42,6 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.dos.harness import LiveServer, ws_url  # noqa: E402
+
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux
 
 CONFIGMAP = """apiVersion: v1
 kind: ConfigMap
@@ -64,6 +67,9 @@ class Reader:
 
     def add(self, tab: Tab) -> None:
         tab.ws.sock.setblocking(False)
+        # The kernel stamps each received segment (wall clock): when the bytes reached the
+        # student's socket, whatever this one reader thread was doing then.
+        tab.ws.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         with self._lock:
             self.selector.register(tab.ws.sock, selectors.EVENT_READ, tab)
 
@@ -77,7 +83,9 @@ class Reader:
             for key, _ in ready:
                 tab: Tab = key.data
                 try:
-                    data = key.fileobj.recv(1 << 18)  # type: ignore[union-attr]
+                    data, ancillary, _, _ = key.fileobj.recvmsg(  # type: ignore[union-attr]
+                        1 << 18, socket.CMSG_SPACE(16)
+                    )
                 except (BlockingIOError, InterruptedError):
                     continue
                 except OSError:
@@ -87,7 +95,13 @@ class Reader:
                         self.selector.unregister(key.fileobj)
                     tab.closed = True
                     continue
-                tab.feed(data, time.perf_counter())
+                read_at = time.time()
+                arrived = read_at
+                for level, kind, stamp in ancillary:
+                    if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(stamp) >= 16:
+                        seconds, nanoseconds = struct.unpack("qq", stamp[:16])
+                        arrived = seconds + nanoseconds / 1e9
+                tab.feed(data, arrived, read_at)
 
 
 class Tab:
@@ -100,7 +114,9 @@ class Tab:
         self.ws.send("40")
         self.ws.recv()  # Socket.IO connect
         self.messages = 0
-        self.received: dict[str, float] = {}  # marker -> first time seen
+        # marker -> (arrived at the socket, read by the reader, built by the server), wall
+        # clock; "screen-ready" adds the parse the page does before rendering.
+        self.received: dict[str, tuple[float, float, float]] = {}
         self.states: list[dict[str, Any]] = []
         self.errors: list[Any] = []
         self.closed = False
@@ -121,7 +137,7 @@ class Tab:
             finally:
                 sock.setblocking(False)
 
-    def feed(self, data: bytes, now: float) -> None:
+    def feed(self, data: bytes, arrived: float, read_at: float) -> None:
         buffer = self.buffer + data
         while len(buffer) >= 2:
             opcode, length, at = buffer[0] & 0x0F, buffer[1] & 0x7F, 2
@@ -137,10 +153,10 @@ class Tab:
                 break
             payload, buffer = buffer[at : at + length], buffer[at + length :]
             if opcode == 1:
-                self.message(payload.decode("utf-8"), now)
+                self.message(payload.decode("utf-8"), arrived, read_at)
         self.buffer = buffer
 
-    def message(self, text: str, now: float) -> None:
+    def message(self, text: str, arrived: float, read_at: float) -> None:
         if text == "2":  # Engine.IO ping
             with contextlib.suppress(Exception):
                 self.send("3")
@@ -156,12 +172,11 @@ class Tab:
         elif self.markers and ('"tick"' in head or '"snapshot"' in head):
             for marker in self.markers:
                 if marker not in self.received and marker in text:
-                    # Screen-ready: arrival plus the parse the page does before rendering
-                    # (the arrival is stamped at recv, so that one reader thread for every
-                    # tab does not add its own queueing to 60 students' latencies).
                     started = time.perf_counter()
-                    json.loads(text[2:])
-                    self.received[marker] = now + (time.perf_counter() - started)
+                    data = json.loads(text[2:])[1]
+                    parse = time.perf_counter() - started
+                    built = data.get("sentAt", float("nan")) if isinstance(data, dict) else 0.0
+                    self.received[marker] = (arrived + parse, read_at + parse, built)
 
     def close(self) -> None:
         self.closed = True
@@ -189,39 +204,53 @@ def post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+class Figures:
+    """Latencies of one run, in seconds, from each action's send (wall clock)."""
+
+    def __init__(self) -> None:
+        self.student: list[float] = []  # action -> a student's payload, at its socket
+        self.every: list[float] = []  # action -> the last student of the class, at its socket
+        self.every_read: list[float] = []  # the same, as the bench's one reader thread read it
+        self.built: list[float] = []  # action -> the server built the payload (sentAt)
+        self.fanout: list[float] = []  # built -> the last student has it, at its socket
+
+
 def run_actions(
     teachers: list[Tab],
     students: list[list[Tab]],
     act: Any,
     actions: int,
-) -> tuple[list[float], list[float], int, float]:
-    """Each teacher acts `actions` times; returns per-student latencies, per-action
-    all-students latencies, follower messages and the wall time it took."""
+) -> Figures:
+    """Each teacher acts `actions` times, the classes staggered; per action, when each
+    student of the class had the payload that carries it."""
     markers = [[f"bench-c{c}-a{a}" for a in range(actions)] for c in range(len(teachers))]
     for c, group in enumerate(students):
         for tab in group:
             tab.markers = markers[c]
-    before = sum(tab.messages for group in students for tab in group)
     sent: dict[str, float] = {}
-    started = time.perf_counter()
     for a in range(actions):
         for c, teacher in enumerate(teachers):
             marker = markers[c][a]
-            sent[marker] = time.perf_counter()
+            sent[marker] = time.time()
             act(teacher, c, marker)
             time.sleep(0.5 / len(teachers))
     wait(lambda: all(len(t.received) == actions for g in students for t in g), 30)
-    elapsed = time.perf_counter() - started
-    per_student, every = [], []
+    figures = Figures()
     for c, group in enumerate(students):
         for marker in markers[c]:
-            times = [tab.received.get(marker) for tab in group]
-            got = [t - sent[marker] for t in times if t is not None]
-            per_student += got
-            missing = len(times) - len(got)
-            every.append(max(got) if got and not missing else float("inf"))
-    after = sum(tab.messages for group in students for tab in group)
-    return per_student, every, after - before, elapsed
+            got = [tab.received.get(marker) for tab in group]
+            if any(g is None for g in got) or not got:
+                for bucket in (figures.every, figures.every_read, figures.fanout):
+                    bucket.append(float("inf"))
+                continue
+            arrived = [g[0] - sent[marker] for g in got if g is not None]
+            figures.student += arrived
+            figures.every.append(max(arrived))
+            figures.every_read.append(max(g[1] for g in got if g is not None) - sent[marker])
+            built = min(g[2] for g in got if g is not None)
+            figures.built.append(built - sent[marker])
+            figures.fanout.append(max(g[0] for g in got if g is not None) - built)
+    return figures
 
 
 def p(values: list[float], q: float) -> float:
@@ -233,13 +262,19 @@ def p(values: list[float], q: float) -> float:
     return finite[min(len(finite) - 1, int(q * len(finite)))]
 
 
-def report(name: str, lat: list[float], every: list[float], messages: int, cpu: float) -> None:
+def report(name: str, figures: Figures, messages: int, cpu: float) -> None:
     ms = lambda v: f"{v * 1000:.1f} ms"  # noqa: E731
+    lat, every = figures.student, figures.every
     print(f"{name}:")
     print(f"  action -> a student's parsed payload: p50 {ms(p(lat, 0.5))}, p99 {ms(p(lat, 0.99))}"
           f", max {ms(max(lat) if lat else float('nan'))} ({len(lat)} deliveries)")  # fmt: skip
-    print(f"  action -> every student of the class has it: p99 {ms(p(every, 0.99))}"
+    print(f"  action -> every student of the class has it: p50 {ms(p(every, 0.5))}, "
+          f"p99 {ms(p(every, 0.99))}, max {ms(max(every) if every else float('nan'))}"
           f" ({len(every)} actions)")  # fmt: skip
+    print(f"    the same as the bench's one reader thread got to it: p99 "
+          f"{ms(p(figures.every_read, 0.99))}")  # fmt: skip
+    print(f"    split: action -> payload built p99 {ms(p(figures.built, 0.99))}; built -> "
+          f"every student p99 {ms(p(figures.fanout, 0.99))}")  # fmt: skip
     per = cpu / messages * 1e6 if messages else float("nan")
     print(f"  server CPU {cpu:.2f} s for {messages} follower messages: {per:.1f} us per message")
 
@@ -282,15 +317,18 @@ def playground(args: argparse.Namespace) -> tuple[float, float]:
         def act(teacher: Tab, _: int, marker: str) -> None:
             teacher.emit("act", {"action": "apply", "yaml": CONFIGMAP.format(name=marker)})
 
-        lat, every, _messages, _ = run_actions(teachers, students, act, args.actions)
+        figures = run_actions(teachers, students, act, args.actions)
         cpu = server.cpu_seconds() - cpu0
         wall = time.perf_counter() - t0
         total = sum(t.messages for g in students for t in g) - ticks0
         errors = [e for g in students for t in g for e in t.errors] + [
             e for t in teachers for e in t.errors
         ]
-        report("playground (followers of the teacher's session)", lat, every, total, cpu)
+        report("playground (followers of the teacher's session)", figures, total, cpu)
         print(f"  errors seen by clients: {len(errors)} {errors[:2]}")
+        if errors:
+            trace = [line for line in server.stderr().splitlines() if line.strip()]
+            print("  server stderr (last lines):", *trace[-25:], sep="\n    ")
         rate = total / wall / max(1, args.classes * args.students)
         for tab in [*teachers, *(t for g in students for t in g)]:
             tab.close()
@@ -311,7 +349,7 @@ def on_join(sid, data):
     server.enter_room(sid, data["room"]); rooms.add(data["room"])
 @server.on("act")
 def on_act(sid, data):
-    server.emit("tick", {"seq": 0, "now": time.time(), "actions": [data["marker"]], "pad": "x" * size}, to=data["room"])
+    server.emit("tick", {"seq": 0, "now": time.time(), "sentAt": time.time(), "actions": [data["marker"]], "pad": "x" * size}, to=data["room"])
 def ticker():
     while True:
         time.sleep(1.0 / rate)
@@ -359,13 +397,12 @@ def bare(args: argparse.Namespace, rate: float) -> float:
         def act(teacher: Tab, c: int, marker: str) -> None:
             teacher.emit("act", {"room": f"r{c}", "marker": marker})
 
-        lat, every, _, _ = run_actions(teachers, students, act, args.actions)
+        figures = run_actions(teachers, students, act, args.actions)
         used = cpu() - cpu0
         total = sum(t.messages for g in students for t in g) - before
         report(
             f"bare python-socketio room broadcast ({rate:.1f} ticks/s per tab)",
-            lat,
-            every,
+            figures,
             total,
             used,
         )

@@ -451,7 +451,8 @@ class Classes:
         teacher = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         teacher_view = _session_view(teacher)
         students = []
-        for key, student in cls.students.items():
+        # A copy: a student joining in another thread adds to the dict meanwhile.
+        for key, student in list(cls.students.items()):
             own = (
                 self.rt.manager.get(student.session_id)
                 if student.session_id and not student.following

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask_socketio import SocketIO
+from socketio.manager import Manager
 
 from webapp.realtime import transport
 from webapp.sessions.wire import WirePayload, transition_table
@@ -91,7 +92,10 @@ class Outbox:
         skipped = set(skip)
         plain: list[str] = []
         tables: list[str] = []
+        shared: list[tuple[Any, bool]] = []  # (engine.io socket, takes the table)
         server = self._server
+        sockets = server.eio.sockets
+        direct = self.local or type(server.manager) is Manager
         for sid, eio_sid in list(server.manager.get_participants(NAMESPACE, to)):
             if sid in skipped:
                 continue
@@ -100,20 +104,54 @@ class Outbox:
             elif transport.queued_bytes(server.eio, eio_sid) > self.soft_bytes:
                 self.fall_behind(sid)
                 skipped.add(sid)
-            elif sid in self.table_tabs and event in TABLE_EVENTS:
-                tables.append(sid)
             else:
-                plain.append(sid)
-        compact = as_table(payload) if tables else payload
+                table = sid in self.table_tabs and event in TABLE_EVENTS
+                sock = sockets.get(eio_sid) if direct else None
+                if transport.framing_of(sock) is not transport.NOT_SHARED:
+                    shared.append((sock, table))
+                    skipped.add(sid)
+                else:
+                    (tables if table else plain).append(sid)
+        compact = as_table(payload) if tables or any(t for _, t in shared) else payload
         if compact is payload:
             plain += tables
             tables = []
+        if shared:
+            self._write_shared(event, payload, compact, shared)
         # At most two encodings of the payload, whatever the number of tabs.
         extra = {"ignore_queue": True} if self.local else {}
         if tables:
             self.socketio.emit(event, compact, to=to, skip_sid=[*skipped, *plain], **extra)
         if plain:
             self.socketio.emit(event, payload, to=to, skip_sid=[*skipped, *tables] or None, **extra)
+
+    def _write_shared(
+        self, event: str, payload: Any, compact: Any, tabs: list[tuple[Any, bool]]
+    ) -> None:
+        """One text per payload form and one frame per (form, framing), whatever the number
+        of tabs: the same bytes go to each (`transport.write_frame`)."""
+        texts: dict[bool, str] = {}
+        frames: dict[tuple[bool, Any], transport.Frame] = {}
+        for sock, table in tabs:
+            form = table and compact is not payload
+            framing = transport.framing_of(sock)
+            if framing is transport.NOT_SHARED:
+                continue  # closed since
+            data = frames.get((form, framing))
+            if data is None:
+                text = texts.get(form)
+                if text is None:
+                    text = texts[form] = self._text(event, compact if form else payload)
+                data = frames[(form, framing)] = transport.frame(text, framing)
+            transport.write_frame(sock, data)
+
+    def _text(self, event: str, payload: Any) -> str:
+        """The engine.io message of Socket.IO event `event` as python-socketio encodes it
+        for a room (`Manager.emit`: "4" for an engine.io MESSAGE, "2" for a Socket.IO EVENT
+        on the default namespace, then the JSON of `[event, payload]` made by its `json`
+        module), without its search for binary attachments (what we send is JSON only)."""
+        dumps = self._server.packet_class.json.dumps
+        return "42" + dumps([event, payload], separators=(",", ":"))
 
     # -- lagging tabs -----------------------------------------------------------------------
 
