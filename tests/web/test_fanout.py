@@ -1,9 +1,9 @@
 """The fan-out of a room's messages as shared frames (webapp/realtime/transport.py, "Shared
-frames"; webapp/realtime/outbox.py): one encoding and one WebSocket frame per message and
-framing, written to every tab of the room. What the tabs get must not change: the same
-payloads in the same order with consecutive `seq`, over plain and compressed WebSockets
-and over long polling alike, and a follower that stops reading still falls behind on its
-own, then gets one fresh snapshot."""
+frames"; webapp/realtime/outbox.py): one encoding and one WebSocket frame per message,
+written to every plain WebSocket tab of the room. What the tabs get must not change: the
+same payloads in the same order with consecutive `seq`, over plain WebSockets, compressed
+ones (engine.io's way) and long polling alike, and a follower that stops reading still
+falls behind on its own, then gets one fresh snapshot."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import socket
 import threading
 import time
 import urllib.request
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -64,35 +63,9 @@ def texts(client: WSConnection, data: bytes) -> list[str]:
 def test_a_plain_frame_is_read_back_as_the_text_at_every_length_boundary(size: int) -> None:
     _, client = server_and_client(deflate=False)
     text = "42" + "é" * (size // 2) + "x" * (size % 2)
-    data = frame(text, None)
+    data = frame(text)
     assert data[0] == 0x81  # FIN, text, not compressed
     assert texts(client, data) == [text]
-
-
-def test_deflated_frames_interleave_with_the_connections_own_messages() -> None:
-    """A shared frame is compressed on its own; a client that keeps its context across
-    messages reads it, and the messages the connection frames itself around it (made with
-    no context takeover, as TrackedWebSocket sets it) still read back."""
-    server, client = server_and_client(deflate=True)
-    [deflate] = server.connection._proto.extensions  # type: ignore[union-attr]
-    deflate.server_no_context_takeover = True
-    framing = deflate.server_max_window_bits
-    sent, wire = [], b""
-    for i in range(6):
-        own = f'42["tick",{{"seq":{2 * i},"pad":"{"abc" * 50}"}}]'
-        shared = f'42["tick",{{"seq":{2 * i + 1},"pad":"{"abc" * 50}"}}]'
-        wire += server.send(TextMessage(data=own)) + frame(shared, framing)
-        sent += [own, shared]
-    assert frame(sent[1], framing)[0] == 0xC1  # FIN, RSV1 (compressed), text
-    assert len(frame(sent[1], framing)) < len(sent[1]) / 3
-    assert texts(client, wire) == sent
-
-
-def test_a_frame_with_a_small_window_reads_with_that_window() -> None:
-    text = "42" + json.dumps({"x": "y" * 3000, "z": list(range(400))})
-    data = frame(text, 9)
-    body = data[4:]  # 2-byte length header
-    assert zlib.decompressobj(-9).decompress(body + b"\x00\x00\xff\xff").decode() == text
 
 
 def test_the_shared_text_is_what_python_socketio_sends_for_the_same_event(
@@ -330,15 +303,14 @@ def test_every_follower_gets_the_teachers_payloads_in_order_however_it_is_connec
             for name, tab in students.items():
                 tab.emit("class:join", {"code": made["code"], "name": name})
                 events_until(tab, "snapshot", lambda p: p["session"] == session.id)
-            # How each is served: shared frames, plain or deflated, or engine.io's queue.
-            framings = {
-                sid_of(app, s): transport.framing_of(s)
+            # How each is served: shared frames (plain WebSockets), or engine.io's queue
+            # (the deflate WebSocket, long polling).
+            shares = {
+                sid_of(app, s): transport.shares_frames(s)
                 for s in rt.socketio.server.eio.sockets.values()
             }
-            assert sorted(str(f) for f in framings.values()) == sorted(
-                ["None"] * 3 + ["15", str(transport.NOT_SHARED)]
-            )
-            assert set(framings) == set(session.tabs)  # the teacher and four followers
+            assert sorted(shares.values()) == [False, False, True, True, True]
+            assert set(shares) == set(session.tabs)  # the teacher and four followers
             markers = [f"fanout-{i}" for i in range(12)]
             for marker in markers:
                 teacher.emit("act", {"action": "apply", "yaml": CONFIGMAP.format(name=marker)})
@@ -436,34 +408,6 @@ def test_a_follower_that_stops_reading_falls_behind_alone_then_gets_a_fresh_snap
                 tab.close()
 
 
-def test_a_deflate_tabs_own_messages_still_read_after_shared_frames(tmp_path: Path) -> None:
-    """engine.io's own packets to a deflate tab are compressed by its connection. Had that
-    compressor kept its context, a packet repeating earlier text would point back into
-    bytes the client never saw in that place (shared frames came in between)."""
-    with serve(tmp_path, **LIVE) as (app, url):
-        rt = realtime_of(app)
-        tab = DeflateTab(url)
-        try:
-            tab.emit("join", {"scenario": "plain-pod"})
-            assert tab.receive()[0] == "snapshot"
-            [eio_socket] = [
-                s for s in rt.socketio.server.eio.sockets.values() if transport.framing_of(s) == 15
-            ]
-            sid = sid_of(app, eio_socket)
-            for i in range(5):
-                rt.outbox.emit("probe", {"i": i, "pad": "z" * 2000}, to=sid)
-            # Through engine.io's queue and the connection's own framing: the open packet's
-            # text again, and the probe's.
-            echo = ["echo", {"opened": tab.opened, "pad": "z" * 2000}]
-            eio_socket.send(eio_packet.Packet(eio_packet.MESSAGE, "2" + json.dumps(echo)))
-            got = [tab.receive() for _ in range(6)]
-            assert [name for name, _ in got] == ["probe"] * 5 + ["echo"]
-            assert [p["i"] for _, p in got[:5]] == list(range(5))
-            assert got[5][1] == echo[1]
-        finally:
-            tab.close()
-
-
 def test_writing_frames_from_many_threads_keeps_each_connection_whole(tmp_path: Path) -> None:
     """Shared frames written by several threads at once to one tab (its own messages and
     the room's) arrive as whole messages, none lost."""
@@ -475,7 +419,7 @@ def test_writing_frames_from_many_threads_keeps_each_connection_whole(tmp_path: 
             assert (tab.receive() or ("",))[0] == "snapshot"
             target, _ = server_side(app, tab)
             eio_sid = rt.socketio.server.manager.eio_sid_from_sid(target, "/")
-            assert transport.framing_of(rt.socketio.server.eio.sockets[eio_sid]) is None
+            assert transport.shares_frames(rt.socketio.server.eio.sockets[eio_sid])
 
             def send(worker: int) -> None:
                 for i in range(50):

@@ -107,7 +107,7 @@ class Outbox:
             else:
                 table = sid in self.table_tabs and event in TABLE_EVENTS
                 sock = sockets.get(eio_sid) if direct else None
-                if transport.framing_of(sock) is not transport.NOT_SHARED:
+                if transport.shares_frames(sock):
                     shared.append((sock, table))
                     skipped.add(sid)
                 else:
@@ -128,21 +128,15 @@ class Outbox:
     def _write_shared(
         self, event: str, payload: Any, compact: Any, tabs: list[tuple[Any, bool]]
     ) -> None:
-        """One text per payload form and one frame per (form, framing), whatever the number
-        of tabs: the same bytes go to each (`transport.write_frame`)."""
-        texts: dict[bool, str] = {}
-        frames: dict[tuple[bool, Any], transport.Frame] = {}
+        """One text and one frame per payload form, whatever the number of tabs: the same
+        bytes go to each (`transport.write_frame`)."""
+        frames: dict[bool, transport.Frame] = {}
         for sock, table in tabs:
             form = table and compact is not payload
-            framing = transport.framing_of(sock)
-            if framing is transport.NOT_SHARED:
-                continue  # closed since
-            data = frames.get((form, framing))
+            data = frames.get(form)
             if data is None:
-                text = texts.get(form)
-                if text is None:
-                    text = texts[form] = self._text(event, compact if form else payload)
-                data = frames[(form, framing)] = transport.frame(text, framing)
+                text = self._text(event, compact if form else payload)
+                data = frames[form] = transport.frame(text)
             transport.write_frame(sock, data)
 
     def _text(self, event: str, payload: Any) -> str:

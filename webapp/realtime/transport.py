@@ -25,19 +25,21 @@ So, per server (`install`):
 
 Shared frames (the fan-out to a room, `webapp/realtime/outbox.py`): a room broadcast
 through engine.io costs, per tab, a wake-up of that tab's writer thread, a WebSocket
-framing (and, for a browser, which always negotiates permessage-deflate, a compression)
-and a write: 60 followers of a class are 60 thread switches per tick. For a connection
-that was a WebSocket from its first request (the page connects with `transports:
-["websocket"]`), `TrackedWebSocket` records how its frames are made (`framing`: plain, or
-deflate with a window of N bits). Every message it sends is then compressed on its own
-(`server_no_context_takeover`, which a server may do whether the client asked or not, RFC
-7692 section 7.1.1.1): the frame of a message no longer depends on what that connection
-was sent before, so the outbox frames a message once per framing (`frame`) and hands the
-same bytes to every tab of the room (`MeteredQueue.write_or_queue`): written at once,
-without blocking, by the emitting thread when nothing is queued or being written for that
+framing and a write with a GIL hand-off around it: 60 followers of a class are 60 thread
+switches per tick. For a connection that was a WebSocket without extensions from its first
+request, `TrackedWebSocket` marks it as taking shared frames (`shares_frames`): the outbox
+frames a message once (`frame`) and hands the same bytes to every such tab of the room
+(`write_frame`, `MeteredQueue.write_or_queue`): written at once, without blocking and
+holding the GIL, by the emitting thread when nothing is queued or being written for that
 tab; otherwise (or for the part the socket did not take) queued behind what is, as a
 `FramedPacket` its writer sends as it is, metered like any packet. A slow tab thus fills
 its queue exactly as before, and the outbox's bounds apply to it unchanged.
+
+A connection with permessage-deflate (every browser negotiates it) keeps engine.io's way:
+its compressor keeps the window of what that connection was sent, and a tick, 16-19 KB of
+JSON that differs from the previous one in a few fields, deflates to about 300-450 bytes
+with that window but to 3.7-4.0 KB alone, so a frame deflated once for every tab would send
+about ten times the bytes (docs/limits.md, "Slow and silent clients").
 """
 
 from __future__ import annotations
@@ -51,14 +53,12 @@ import os
 import queue
 import socket
 import sys
-import zlib
 from collections.abc import Callable
 from typing import Any
 
 import simple_websocket
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
 from engineio.exceptions import SocketIsClosedError
-from wsproto.extensions import PerMessageDeflate
 
 log = logging.getLogger("webapp.realtime")
 
@@ -86,20 +86,11 @@ class FramedPacket:
         return self.data
 
 
-# How a connection's frames are made: None (plain) or the deflate window bits.
-Framing = int | None
-NOT_SHARED = object()  # `framing_of` a connection whose frames cannot be shared
-
-
-def frame(text: str, framing: Framing) -> Frame:
-    """The WebSocket text frame (a server's: unmasked) of `text`; deflated on its own, with
-    a fresh compressor, when `framing` is a window size."""
+def frame(text: str) -> Frame:
+    """The WebSocket text frame (a server's: unmasked, so the same for every tab) of
+    `text`."""
     payload = text.encode("utf-8")
     first = 0x81  # FIN, text
-    if framing is not None:
-        compressor = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -framing)
-        payload = (compressor.compress(payload) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4]
-        first |= 0x40  # RSV1: compressed (RFC 7692)
     size = len(payload)
     if size < 126:
         header = bytes((first, size))
@@ -179,15 +170,14 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
         if eio_socket is not None:
             eio_socket.playground_ws = self.ws
             pending = getattr(eio_socket, "queue", None)
-            framing = _shareable_framing(self.ws)
             if (
                 not eio_socket.connected  # a WebSocket from the start, not an upgrade
                 and isinstance(pending, MeteredQueue)
-                and framing is not NOT_SHARED
+                and _plain(self.ws)
             ):
                 pending.direct = True
                 self.outgoing = pending
-                eio_socket.playground_framing = framing
+                eio_socket.playground_shared = True
         ret = self.app(self)
         if self.ws.mode == "gunicorn":
             raise StopIteration()
@@ -214,26 +204,14 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
             super().close()
 
 
-def _shareable_framing(ws: Any) -> Any:
-    """How the frames of simple-websocket connection `ws` are made, if another
-    connection's frames can be the same bytes: None (no extension) or the deflate window
-    bits, after switching its compressor to one per message; else NOT_SHARED."""
-    if type(ws.sock) is not socket.socket:  # TLS or a stand-in: engine.io's way only
-        return NOT_SHARED
+def _plain(ws: Any) -> bool:
+    """True if simple-websocket connection `ws` frames messages without any extension,
+    on a plain TCP socket: another connection's frame of the same text is the same bytes."""
+    if type(ws.sock) is not socket.socket:  # TLS or a stand-in
+        return False
     connection = getattr(ws.ws, "connection", None)
     extensions = getattr(getattr(connection, "_proto", None), "extensions", None)
-    if extensions is None:
-        return NOT_SHARED
-    if not extensions:
-        return None
-    if len(extensions) == 1 and isinstance(extensions[0], PerMessageDeflate):
-        deflate = extensions[0]
-        if deflate.enabled():
-            # Nothing has been sent on the connection yet: from its first message on, each
-            # is compressed on its own, like the shared frames written beside them.
-            deflate.server_no_context_takeover = True
-            return int(deflate.server_max_window_bits)
-    return NOT_SHARED
+    return extensions is not None and not extensions
 
 
 def install(eio: Any, *, max_message_bytes: int) -> None:
@@ -338,17 +316,15 @@ def _shutdown(ws: Any) -> None:
         ws.sock.shutdown(socket.SHUT_RDWR)
 
 
-def framing_of(sock: Any) -> Any:
-    """`Framing` of engine.io socket `sock` if shared frames may be written to it (a live
-    WebSocket from its first request), else NOT_SHARED."""
-    if sock is None or sock.closed:
-        return NOT_SHARED
-    return getattr(sock, "playground_framing", NOT_SHARED)
+def shares_frames(sock: Any) -> bool:
+    """True if shared frames may be written to engine.io socket `sock`: an open
+    WebSocket, plain from its first request."""
+    return sock is not None and not sock.closed and getattr(sock, "playground_shared", False)
 
 
 def write_frame(sock: Any, data: Frame) -> bool:
-    """Send shared frame `data` to engine.io socket `sock` (`framing_of` it is not
-    NOT_SHARED): at once if it can be, else queued. False if the connection is gone."""
+    """Send shared frame `data` to engine.io socket `sock` (`shares_frames`): at once if
+    it can be, else queued. False if the connection is gone."""
     ws = sock.playground_ws
     raw = ws.sock
 
