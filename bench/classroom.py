@@ -358,6 +358,7 @@ def playground(args: argparse.Namespace) -> tuple[float, float, int]:
         time.sleep(2.0)
         cpu0, ticks0 = server.cpu_seconds(), sum(t.messages for g in students for t in g)
         bytes0 = sum(t.wire_bytes for g in students for t in g)
+        text0 = sum(t.text_bytes for g in students for t in g)
         t0 = time.perf_counter()
 
         def act(teacher: Tab, _: int, marker: str) -> None:
@@ -368,7 +369,7 @@ def playground(args: argparse.Namespace) -> tuple[float, float, int]:
         wall = time.perf_counter() - t0
         total = sum(t.messages for g in students for t in g) - ticks0
         wire = sum(t.wire_bytes for g in students for t in g) - bytes0
-        size = sum(t.text_bytes for g in students for t in g) // max(1, total)
+        size = (sum(t.text_bytes for g in students for t in g) - text0) // max(1, total)
         errors = [e for g in students for t in g for e in t.errors] + [
             e for t in teachers for e in t.errors
         ]
