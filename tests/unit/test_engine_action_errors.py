@@ -128,7 +128,10 @@ def test_crash_and_oom_need_a_running_container(action):
 
 
 def test_node_actions_before_scheduling_need_a_node_name():
-    sim = simulate(scenario(pod_yaml(TWO), simulation_doc(IMAGES)))  # t=0, not yet bound
+    # No node fits (an action at second 0 runs after the scheduler's work at 0, as in a
+    # replay, so the Pod must stay unbound for the action to find no node).
+    pod = pod_yaml(TWO, spec_extra="nodeSelector: {disk: none}")
+    sim = simulate(scenario(pod, simulation_doc(IMAGES)))
     assert refused(sim, {"action": "node-down"}).code == "node_required"
     assert refused(sim, {"action": "node-up", "node": "node-9"}).code == "unknown_node"
 

@@ -82,3 +82,25 @@ def test_invalid_actions_raise_and_are_not_logged():
         sim.act({"action": "crash", "container": "nope"})
     assert error.value.code == "unknown_container"
     assert sim.actions == []
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_an_action_at_second_0_of_a_new_run_equals_its_replay(path):
+    """A run never advanced has not run its second 0 yet; an action taken then (delete
+    before pressing play) used to run before that work live and after it in every replay
+    (a seek back, a share link, a rebuild from a record)."""
+    text = path.read_text(encoding="utf-8")
+    live = Simulation.from_yaml(text)
+    live.act({"action": "delete", "gracePeriodSeconds": 5})
+    live.advance(60)
+    replayed = Simulation.replay(parse_scenario(text), live.actions, live.now)
+    assert dump(replayed) == dump(live)
+
+
+def test_a_refused_action_at_second_0_of_a_new_run_changes_nothing():
+    text = SCENARIOS[0].read_text(encoding="utf-8")
+    sim, twin = Simulation.from_yaml(text), Simulation.from_yaml(text)
+    with pytest.raises(ActionError):
+        sim.act({"action": "crash", "container": "nope"})
+    assert dump(sim) == dump(twin)
+    assert sim.next_event_time() == twin.next_event_time() == 0

@@ -511,7 +511,13 @@ def fact_node_lost(run: Run) -> None:
     for s in limbo:
         assert s.phase == "Running" and s.status == "Running", (s.t, s.phase, s.status)
         assert (condition(s.pod, "Ready") or {}).get("status") == "False", s.t
-    still = run.between(terminating, up)
+    # taint_eviction.go addConditionAndDeletePod: the DisruptionTarget condition is patched
+    # in first (a watch sees that version, still Running), then the Pod is deleted.
+    patched = [s for s in run.samples if s.t == terminating and s.status == "Running"]
+    assert patched and all(s.watch for s in patched)
+    target = condition(patched[-1].pod, "DisruptionTarget") or {}
+    assert (target.get("status"), target.get("reason")) == ("True", "DeletionByTaintManager")
+    still = [s for s in run.between(terminating, up) if s not in patched]
     assert still and {s.status for s in still} == {"Terminating"}
     gone = next((s.t for s in run.samples if s.status == "Deleted"), None)
     assert gone is not None and gone >= up

@@ -255,3 +255,21 @@ def test_over_a_real_websocket_each_forwarded_client_has_its_own_allowance(
         finally:
             first.close()
             second.close()
+
+
+def test_a_tab_that_hung_up_while_its_join_ran_leaves_no_dead_tab(app: Flask) -> None:
+    """A handler runs in its own thread: when the tab's disconnect was handled before the
+    handler put it in the session's room, the handler detaches it again (else the session
+    keeps a tab that is gone and never idles) and sends nothing (ci13: Socket.IO raised
+    KeyError for the unknown sid in class:fork)."""
+    client = connect(app)
+    rt = realtime_of(app)
+    session = rt.manager.create(new_sim())
+    rt.manager.attach("gone-sid", session)  # attached, but no such connection
+    assert rt.enter_room("gone-sid", session) is False
+    assert session.tabs == frozenset()
+    assert rt.manager.session_of("gone-sid") is None
+    client.emit("join", {"yaml": POD})  # a live tab is entered as before
+    assert [name for name, _ in answers(client)] == ["snapshot"]
+    joined = rt.manager.sessions()[-1]
+    assert len(joined.tabs) == 1

@@ -379,7 +379,8 @@ class Classes:
         if previous is not None and previous is not session:
             server.leave_room(sid, previous.room, namespace="/")
         with rt.working(session, refusable=False), session.lock:
-            server.enter_room(sid, session.room, namespace="/")
+            if not rt.enter_room(sid, session):
+                return  # the tab hung up while this was handled
             rt.send_snapshot(session, to_room=False, sid=sid)
         if rt.run_scheduler:
             rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)

@@ -17,6 +17,7 @@ from webapp.engine.api.events import NORMAL, WARNING
 from webapp.engine.apiserver.defaults import apply_pod_defaults, keep_service_account_token
 from webapp.engine.controllers.node_lifecycle import (
     NODE_MONITOR_GRACE_PERIOD_MS,
+    TAINT_EVICTION_CONDITION,
     NodeState,
     mark_node_ready,
     mark_node_unknown,
@@ -390,6 +391,7 @@ def _evict(sim: Cluster, state: NodeState) -> None:
     if sim.pod_removed or sim.deletion_ms is not None:
         return
     _taint_eviction_event(sim, f"Marking for deletion Pod {sim.namespace}/{sim.pod_name}")
+    sim.add_pod_condition(TAINT_EVICTION_CONDITION)  # addConditionAndDeletePod
     sim.delete_pod(None, cause="Evicted: the node is unreachable")
 
 

@@ -89,12 +89,22 @@ class PodRun(Simulation):
         self.secrets = cluster.secrets
         self.services = cluster.services
         self.nodes_by_name = cluster.nodes_by_name
+        self.removal_pending: str | None = None  # deleted, kept for its finalizers
         self._init_pod(pod, created_ms=cluster.clock.now_ms)
         self.pod_versions = _WatchTee(cluster.watch_versions)
         self._submit()
 
     def _own_script(self) -> list[dict]:
         return []  # the cluster runs the script
+
+    def remove_pod(self, cause: str) -> None:
+        """The API server removes a deleted Pod once it has no finalizers left (the Job
+        controller's tracking finalizer): until then it stays, with its deletionTimestamp,
+        so its controller sees how it ended (``remove_finalizer`` finishes the removal)."""
+        if not self.pod_removed and self.pod_object_dict["metadata"].get("finalizers"):
+            self.removal_pending = cause
+            return
+        super().remove_pod(cause)
 
     def mark_dirty(self) -> None:
         self._dirty = True
@@ -143,6 +153,18 @@ def template_spec_defaults(spec: dict) -> dict:
         else:
             defaulted.pop(key, None)
     return defaulted
+
+
+def _action_target(action: dict, run: PodRun) -> str:
+    """The object a scripted action names, as a transition's ``object``."""
+    if isinstance(action.get("node"), str):
+        return f"Node/{action['node']}"
+    name, kind = action.get("name"), action.get("kind")
+    if not isinstance(name, str):
+        return run.pod_object  # the focus Pod's own actions (crash, oom, set-probe)
+    if not isinstance(kind, str):
+        kind = "Pod" if action.get("action") in ("delete", "focus") else "Deployment"
+    return f"{kind}/{name}"
 
 
 def _owner_uid(obj: dict) -> str:
@@ -319,6 +341,8 @@ class ClusterSimulation:
             else:
                 run.pod_object_dict["metadata"].pop("finalizers", None)
             run.mark_dirty()
+            if not finalizers and run.removal_pending is not None:
+                run.remove_pod(run.removal_pending)
 
     # -- the objects ----------------------------------------------------------------------
 
@@ -587,13 +611,28 @@ class ClusterSimulation:
     # -- actions --------------------------------------------------------------------------
 
     def _scripted(self, action: dict) -> None:
+        from webapp.engine.cluster_actions import perform, validate
+
         payload = {k: v for k, v in action.items() if k != "at"}
         try:
-            from webapp.engine.cluster_actions import perform, validate
-
             perform(self, validate(self, payload))
-        except ActionError:
-            return  # checked at load time; what no longer applies is skipped
+        except ActionError as error:
+            self._script_skipped(action, error)
+
+    def _script_skipped(self, action: dict, error: ActionError) -> None:
+        """Checked at load time already; what no longer applies now (the Pod is gone, the
+        Deployment was deleted) is shown as a ``script`` transition, as a Pod scenario
+        does: on the Pod it names when that Pod ran here, else on the focus Pod."""
+        name = action.get("name")
+        named = name if isinstance(name, str) and name in self.runs else None
+        run = self.runs.get(named or "") or self._focus_run()
+        if run is None:
+            return  # no Pod was ever created: no Pod's history to show it in
+        target = _action_target(action, run)
+        run.transition("submitted" if run.node_name is None else "running", target,
+                       "script", None, "skipped",
+                       f"Scripted {action.get('action')} at {action.get('at', 0):g}s "
+                       f"did not apply: {error.message}")  # fmt: skip
 
     def act(self, action: dict) -> None:
         """Apply a user action now; ActionError (not logged) when it is invalid."""
@@ -603,6 +642,15 @@ class ClusterSimulation:
             raise ActionError("too_many_actions", {"limit": self.max_actions},
                               f"This run already has {self.max_actions} actions; "
                               "start it again to act further.")  # fmt: skip
+        next_ms = self.clock.peek()
+        if next_ms is not None and next_ms <= min(self.clock.now_ms, self.horizon_ms):
+            # A new run has not yet run its second 0; a replay has (it runs to each
+            # action's `at`, then acts): catch up first, checking on a caught-up copy so
+            # that a refused action still changes nothing (as in Simulation.act).
+            twin = copy.deepcopy(self)
+            twin._run_until(self.clock.now_ms)
+            validate(twin, action)
+            self._run_until(self.clock.now_ms)
         checked = validate(self, action)
         perform(self, checked)
         self.actions.append({"at": self.now, **action})

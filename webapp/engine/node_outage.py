@@ -4,7 +4,8 @@ The node lifecycle controller's steps for every Pod of the node, as the single-P
 actions do them for one (engine/actions.py): the kubelet stops posting; after the node
 monitor grace period the node is Unknown and tainted, each of its Pods gets Ready False
 (MarkPodsNotReady) and a NodeNotReady Event, and the taint-eviction controller deletes each
-one once its toleration of the unreachable taint ran out (300 s by default), so the
+one once its toleration of the unreachable taint ran out (300 s by default), after
+patching in the condition DisruptionTarget (DeletionByTaintManager), so the
 ReplicaSet creates replacements on the other nodes. The evicted Pods stay Terminating
 while their kubelet is away. ``node-up`` cancels what is still pending.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from webapp.engine.api.events import NORMAL, WARNING
 from webapp.engine.controllers.node_lifecycle import (
     NODE_MONITOR_GRACE_PERIOD_MS,
+    TAINT_EVICTION_CONDITION,
     mark_node_ready,
     mark_node_unknown,
     unreachable_toleration_seconds,
@@ -58,6 +60,7 @@ def _evict(sim: ClusterSimulation, run: Any) -> None:
     run.pod_event(NORMAL, "TaintManagerEviction",
                   f"Marking for deletion Pod {run.namespace}/{run.pod_name}",
                   component="taint-eviction-controller", with_uid=False)  # fmt: skip
+    run.add_pod_condition(TAINT_EVICTION_CONDITION)  # addConditionAndDeletePod
     sim.delete_pod_named(run.pod_name, cause="Evicted: the node is unreachable")
     sim.sync()
 

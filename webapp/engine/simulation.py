@@ -21,7 +21,7 @@ from typing import Any
 from webapp.engine import scheduler
 from webapp.engine.actions import ActionError, perform_action, validate_action
 from webapp.engine.api.events import NORMAL, WARNING, EventRecorder, ObjectReference
-from webapp.engine.api.podutil import is_sidecar
+from webapp.engine.api.podutil import is_sidecar, update_pod_condition
 from webapp.engine.api.quantity import memory_bytes
 from webapp.engine.apiserver.defaults import (
     admit_service_account,
@@ -120,6 +120,8 @@ class Simulation:
         self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
         self.rejected: dict | None = None  # the kubelet's admission rejected the Pod
         self.podgc_failed: dict | None = None  # PodGC's DisruptionTarget before deleting it
+        # conditions the API server or a controller set (DisruptionTarget before an eviction)
+        self.api_conditions: list[dict] = []
         self._gc_seen_ms: int | None = None
 
     # -- construction -------------------------------------------------------------------
@@ -353,12 +355,27 @@ class Simulation:
             raise ActionError("too_many_actions", {"limit": self.max_actions},
                               f"This run already has {self.max_actions} actions; "
                               "start it again to act further.")  # fmt: skip
+        if self._behind_now():
+            # A new run has not yet run what is due at its second 0; a replay always has
+            # (it runs to each action's `at`, then acts). Catch up first, so that live and
+            # every replay agree; check the action on a caught-up copy before, so that a
+            # refused one still changes nothing.
+            twin = restore_checkpoint(take_checkpoint(self))
+            twin._run_until(self.clock.now_ms)
+            validate_action(twin, action)
+            self._run_until(self.clock.now_ms)
         checked = validate_action(self, action)
         perform_action(self, checked)
         self.actions.append({"at": self.now, **action})
         if self._dirty:
             self._flush()
         self._run_until(self.clock.now_ms)  # what reacts at once is visible at once
+
+    def _behind_now(self) -> bool:
+        """Whether events due at or before `now` are still queued (only a run that was
+        never advanced is like this: every advance, step and act runs what is due)."""
+        next_ms = self.clock.peek()
+        return next_ms is not None and next_ms <= min(self.clock.now_ms, self.horizon_ms)
 
     # -- outputs ------------------------------------------------------------------------
 
@@ -770,7 +787,35 @@ class Simulation:
             "status": self._build_status(),
         }
 
+    def add_pod_condition(self, condition: dict) -> None:
+        """A controller or the API server patches a condition into the Pod's status
+        (``UpdatePodCondition``; the DisruptionTarget of an eviction). The kubelet copies
+        such a condition in every status it writes afterwards."""
+        if self.pod_removed:
+            return
+        current = (self.pod() or {}).get("status", {}).get("conditions") or []
+        now = rfc3339(self.clock.now_ms)
+        updated, changed = update_pod_condition(current, condition, now)
+        if not changed:
+            return
+        kept = [c for c in self.api_conditions if c["type"] != condition["type"]]
+        self.api_conditions = [*kept, *(c for c in updated if c["type"] == condition["type"])]
+        self.mark_dirty()
+        self._flush()
+
     def _build_status(self) -> dict:
+        status = self._build_component_status()
+        if not self.api_conditions or self.rejected is not None:
+            return status
+        conditions = list(status.get("conditions") or [])
+        now = rfc3339(self.clock.now_ms)
+        for condition in self.api_conditions:
+            conditions, _ = update_pod_condition(
+                conditions, condition, condition.get("lastTransitionTime") or now
+            )
+        return {**status, "conditions": conditions}
+
+    def _build_component_status(self) -> dict:
         kubelet = self.kubelet
         if self.rejected is not None:
             # rejectPod: only the phase, reason and message (and the QoS class)

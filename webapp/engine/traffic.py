@@ -4,11 +4,21 @@ The proxy sees the Service's EndpointSlice ``propagationSeconds`` (default 1 s) 
 kube-proxy does after the EndpointSlice controller writes it. It routes to the ready
 endpoints, round robin; with none ready, to the serving terminating ones
 (``ProxyTerminatingEndpoints``); with none at all the request fails ("no endpoints"). A
-routed request succeeds when that Pod's app container is listening: running and not yet
-sent its stop signal (a server closes its listener on SIGTERM, unless the Simulation
-document says it ignores SIGTERM), and fails (connection refused) otherwise. This is why a
-rolling update without a preStop sleep drops requests: the Pod gets SIGTERM at once while
-the proxies still send it traffic for about a second.
+routed request succeeds when that Pod accepts the connection on the Service's target port
+(:func:`connection_facts`, :func:`pod_accepts_connection`), and fails (connection refused) otherwise:
+
+- where the process model knows the container's program (a catalogue image and program,
+  a shell script it interprets), it decides: the port is open while a process of the Pod
+  listens on it. nginx (SIGQUIT) or redis close their listener when they handle the stop
+  signal; a shell as PID 1, or Python's http.server, ignore SIGTERM and keep accepting
+  until SIGKILL; a Job's program that never listens refuses every request;
+- where it does not (an image or a command the model does not know, or a Simulation
+  document that sets the container's stop behaviour), today's rule: the app container
+  accepts while it runs and has not been sent its stop signal (unless the Simulation
+  document says it ignores SIGTERM).
+
+This is why a rolling update without a preStop sleep drops requests: the Pod gets its stop
+signal at once while the proxies still send it traffic for about a second.
 
 Requests go out in batches every 250 ms (``rps`` / 4 each, the remainder carried), so an
 hour at 20 requests/s is 14,400 clock events, not 72,000.
@@ -18,7 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from webapp.engine.controllers.endpoints import find_port
 from webapp.engine.core.clock import LATE
+from webapp.engine.kubelet.processes import explicit
 
 # ClusterSimulation: engine/cluster.py (not imported: it imports this module)
 ClusterSimulation = Any
@@ -42,6 +54,8 @@ class Traffic:
         self._history: list[tuple[int, list[str], list[str]]] = [(0, [], [])]
         self._carry = 0
         self._next = 0  # round-robin position
+        # pod name -> (its PodRun, connection_facts): fixed once its container started
+        self._facts: dict[str, tuple[Any, tuple]] = {}
         # the requests of each rollout, from the moment its new ReplicaSet was created
         self.rollouts: list[dict[str, Any]] = []
         cluster.clock.schedule(0, self._batch, LATE)
@@ -83,16 +97,14 @@ class Traffic:
         run = self.cluster.runs.get(name)
         if run is None or run.pod_removed or run.kubelet is None:
             return False
-        for record in run.kubelet.records:
-            if record.kind != "app":
-                continue
-            instance = record.newest
-            if instance is None or not instance.running:
-                return False
-            return not (
-                instance.sigterm_ms is not None and not record.behaviour.get("ignoreSigterm")
-            )
-        return False
+        cached = self._facts.get(name)
+        if cached is None or cached[0] is not run:
+            service = self.cluster.services.get(self.service) or {}
+            facts = connection_facts(run.kubelet, run.pod_object_dict, service)
+            if facts[2] is None:
+                return False  # the container never started: nothing listens yet
+            cached = self._facts[name] = (run, facts)
+        return pod_accepts_connection(run.kubelet, *cached[1])
 
     def _batch(self) -> None:
         clock = self.cluster.clock
@@ -137,3 +149,56 @@ class Traffic:
             "perSecond": [[t, ok, bad] for t, (ok, bad) in sorted(self.per_second.items())],
             "rollouts": [dict(entry) for entry in self.rollouts],
         }
+
+
+# Warnings of programs.derive that mean the model does not know what the process does
+MODEL_UNKNOWN = frozenset(("unknown_image", "not_modelled", "not_modelled_syntax", "script_limit"))
+# Simulation document fields that replace the process's own reaction to the stop signal
+STOP_OVERRIDES = ("ignoreSigterm", "sigtermSeconds", "sigtermExitCode")
+
+
+def service_target_port(service: dict, pod: dict) -> int | None:
+    """The Service's first port resolved on the Pod (``podutil.FindPort``)."""
+    ports = (service.get("spec") or {}).get("ports") or []
+    if not ports:
+        return None
+    return find_port(pod, ports[0], ports[0].get("protocol") or "TCP")
+
+
+def serving_record(records: list, port: int | None) -> Any:
+    """The app container that declares ``port`` (else the first app container)."""
+    apps = [record for record in records if record.kind == "app"]
+    for record in apps:
+        if any(p.get("containerPort") == port for p in record.spec.get("ports") or []):
+            return record
+    return apps[0] if apps else None
+
+
+def model_knows(record: Any, derived: Any) -> bool:
+    """Does the process model know where this container's process listens and what it does
+    with the stop signal? Not for an unknown image or command, nor when the Simulation
+    document sets its stop behaviour."""
+    if derived is None or any(explicit(record.behaviour, key) for key in STOP_OVERRIDES):
+        return False
+    return not any(warning["code"] in MODEL_UNKNOWN for warning in derived.warnings)
+
+
+def connection_facts(kubelet: Any, pod: dict, service: dict) -> tuple[int | None, Any, bool | None]:
+    """What a connection to the Pod depends on that does not change while it runs: (the
+    Service's target port, the app container serving it, whether the process model knows
+    its program; None until that container first started)."""
+    port = service_target_port(service, pod)
+    record = serving_record(kubelet.records, port)
+    if record is None or record.name not in kubelet.processes.derived:
+        return port, record, None
+    return port, record, model_knows(record, kubelet.processes.derived[record.name])
+
+
+def pod_accepts_connection(kubelet: Any, port: int | None, record: Any, knows: bool | None) -> bool:
+    """Would a TCP connection to the Pod on the Service's target port be accepted now?"""
+    instance = None if record is None else record.newest
+    if instance is None or not instance.running:
+        return False
+    if knows and port is not None and instance.process is not None:
+        return kubelet.processes.listener(port) is not None
+    return instance.sigterm_ms is None or bool(record.behaviour.get("ignoreSigterm"))

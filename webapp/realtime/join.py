@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from flask import current_app
-from flask_socketio import join_room, leave_room
+from flask_socketio import leave_room
 
 from webapp import records, shares, storage
 from webapp.clients import current_client
@@ -77,7 +77,8 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     with rt.working(session, refusable=False), session.lock:
         if table is not None:
             (rt.outbox.table_tabs.add if table else rt.outbox.table_tabs.discard)(sid)
-        join_room(session.room, sid=sid)
+        if not rt.enter_room(sid, session):
+            return  # the tab hung up while its session was being built
         rt.send_snapshot(session, to_room=False, sid=sid)
     if rt.run_scheduler:
         rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)

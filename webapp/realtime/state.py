@@ -3,6 +3,7 @@ for reading scenario text out of a payload."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Iterator
@@ -90,6 +91,22 @@ class Realtime:
         sid = self.socketio.server.manager.sid_from_eio_sid(eio_sid, "/")
         if sid is not None:
             self.refuse(sid, refusal)
+
+    def enter_room(self, sid: str, session: Session) -> bool:
+        """Put tab `sid` (already attached to `session` by the manager) in the session's
+        room; False, with the tab detached again, when the tab disconnected meanwhile: a
+        handler runs in its own thread, and a disconnect handled before it would otherwise
+        leave a dead tab in `session.tabs` (the session never idles) and Socket.IO raise
+        KeyError for the unknown sid (ci13, a forking attacker hanging up)."""
+        server = self.socketio.server
+        with contextlib.suppress(KeyError):  # the connection is gone from Socket.IO's rooms
+            server.enter_room(sid, session.room, namespace="/")
+        if server.manager.is_connected(sid, "/"):
+            return True
+        # Its disconnect has begun: it may already have detached the tab before the
+        # handler attached it, so the handler undoes its own attach.
+        self.manager.detach(sid)
+        return False
 
     def send_snapshot(self, session: Session, *, to_room: bool, sid: str = "") -> None:
         """Under the session's lock: a fresh snapshot to every tab (history changed) or to

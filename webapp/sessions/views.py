@@ -19,6 +19,7 @@ from typing import Any
 
 from webapp import kubectl
 from webapp.kubectl import workloads as kubectl_workloads
+from webapp.sessions.lanes import ClusterLanes, job_milestones
 from webapp.sessions.wire import Fragments, encode
 
 # The parts of `state` whose JSON text is kept between ticks (webapp.sessions.wire).
@@ -88,6 +89,7 @@ class StateCache:
         self.cluster: dict[str, Any] | None = None  # a workload scenario's objects and traffic
         self._cluster_key: Any = None
         self._cluster_watch = ClusterWatch()
+        self._cluster_lanes = ClusterLanes()
         self._pod_watch = ClusterWatch("pod_versions", cap=None)
 
     def refresh(self, wall_now: float | None = None) -> None:
@@ -156,6 +158,9 @@ class StateCache:
         self._cluster_key = key
         value = cluster_state(sim)
         value["views"]["watch"] = self._cluster_watch.text(sim)
+        # the timeline's lane per Pod and the rollouts (webapp/sessions/lanes.py)
+        value["lanes"] = self._cluster_lanes.lanes(sim)
+        value.update(self._cluster_lanes.rollouts(sim), milestones=job_milestones(value["jobs"]))
         if self._keep("cluster", value):
             self.cluster = value
 

@@ -61,3 +61,25 @@ def get_container_status(statuses: list[dict], name: str) -> dict | None:
         if status.get("name") == name:
             return status
     return None
+
+
+def update_pod_condition(
+    conditions: list[dict], condition: dict, now: str
+) -> tuple[list[dict], bool]:
+    """``podutil.UpdatePodCondition``: ``conditions`` with ``condition`` set, and whether
+    anything changed. A new type is appended; an existing one is replaced in place, keeping
+    its ``lastTransitionTime`` when the status did not change (else ``now``)."""
+    new = {"type": condition["type"], "status": condition["status"], "lastProbeTime": None,
+           "lastTransitionTime": now}  # fmt: skip
+    for key in ("reason", "message"):
+        if condition.get(key):
+            new[key] = condition[key]
+    for index, old in enumerate(conditions):
+        if old.get("type") != condition["type"]:
+            continue
+        if old.get("status") == new["status"]:
+            new["lastTransitionTime"] = old.get("lastTransitionTime")
+        changed = any(old.get(key) != new.get(key) for key in
+                      ("status", "reason", "message", "lastProbeTime", "lastTransitionTime"))  # fmt: skip
+        return [*conditions[:index], new, *conditions[index + 1 :]], changed
+    return [*conditions, new], True

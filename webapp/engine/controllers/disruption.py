@@ -75,6 +75,8 @@ class Drain:
                     cluster.pdbs[result.pdb_name]["status"] = result.pdb_status
                 del self.pending[name]
                 self.evicted.add(name)
+                if result.condition is not None:  # addConditionAndDeletePod
+                    cluster.runs[name].add_pod_condition(result.condition)
                 cluster.delete_pod_named(name, cause=f"Evicted by kubectl drain {self.node}")
             elif result.code == 429:
                 self.lines.append(rules.eviction_retry_line(pod, result))

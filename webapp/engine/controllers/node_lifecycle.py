@@ -21,6 +21,15 @@ DEFAULT_TOLERATION_SECONDS = 300
 TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
 
 
+# taint_eviction.go addConditionAndDeletePod: the condition patched in before the delete
+TAINT_EVICTION_CONDITION = {
+    "type": "DisruptionTarget",
+    "status": "True",
+    "reason": "DeletionByTaintManager",
+    "message": "Taint manager: deleting due to NoExecute taint",
+}
+
+
 @dataclass(eq=False)
 class NodeState:
     """A Node object plus what the simulation knows about its kubelet."""

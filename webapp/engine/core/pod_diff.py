@@ -25,6 +25,7 @@ CONDITION_STEP = {
     "Initialized": "init",
     "ContainersReady": "readiness",
     "Ready": "readiness",
+    "DisruptionTarget": "grace",  # set just before an eviction's delete: part of the ending
 }
 WAITING_STEP = {
     "ContainerCreating": "kubelet",

@@ -400,7 +400,10 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
     if wrapper is not None:
         return wrapper(m, th, argv, exec_mode)
     if servers.handles(m.facts, argv):
-        if servers.program_key(m.facts, argv) in ("python", "node", "java") and len(argv) > 1:
+        if (
+            servers.program_key(m.facts, argv) in ("python", "node", "java", "perl")
+            and len(argv) > 1
+        ):
             m.note("not_modelled", node.pos if node is not None else None, command=base)
         return servers.start_program(m, th, argv, exec_mode)
     utility = UTILITIES.get(base)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from webapp.engine.programs import commands, servers
+from webapp.engine.programs import bignum, commands, servers
 from webapp.engine.programs.base import HORIZON_MS, parse_duration, shell_flavour
 from webapp.engine.programs.catalogue import ImageFacts, image_facts
 from webapp.engine.programs.syntax import Node, ShellSyntaxError, Word, line_column
@@ -166,7 +166,7 @@ def _warning(code: str, node_pos: int, script: str, where: str | None, **params:
             "column": column}  # fmt: skip
 
 
-INTERPRETERS = ("python", "node", "java")  # run a program of their own: not modelled
+INTERPRETERS = ("python", "node", "java", "perl")  # run a program of their own: not modelled
 
 
 def _command_class(name: str, argv_words: tuple, facts: ImageFacts) -> str:
@@ -385,6 +385,9 @@ def _describe_simple(node: Node, facts: ImageFacts) -> dict | None:
         if described is not None:
             described = dict(described, params={**described["params"], "exec": True})
         return described
+    if klass == "program" and servers.program_key(facts, words) == "perl-bpi":
+        digits = bignum.perl_bpi_digits(words[1:])
+        return {"code": "prints_pi", "params": {"digits": digits}}
     if klass == "program":
         ports = _program_ports(words, facts)
         return {"code": "serves", "params": {"program": base, "ports": ports}}

@@ -29,6 +29,10 @@ STEPS: dict[str, dict[str, str]] = {
     "fetches": {"en": "fetches {url}", "zh": "请求 {url}"},
     "follows": {"en": "follows {file} for ever", "zh": "一直跟踪 {file}"},
     "serves": {"en": "runs {program}, serving {ports}", "zh": "运行 {program}，监听 {ports}"},
+    "prints_pi": {
+        "en": "computes pi to {digits} digits (Math::BigFloat bpi), prints it and exits 0",
+        "zh": "计算 {digits} 位圆周率（Math::BigFloat bpi），输出后以 0 退出",
+    },
     "serves_no_port": {"en": "runs {program}", "zh": "运行 {program}"},
     "partial": {
         "en": "runs {command} (not modelled: succeeds with no output)",
@@ -175,7 +179,7 @@ def describe(derived: Derived, lang: str = "en") -> dict[str, Any]:
     steps = [step_text(step, lang) for step in derived.steps]
     summary = JOIN[lang].join(s for s in steps if s)
     if derived.script is not None and not derived.script_error and derived.steps and derived.steps[-1]["code"] not in (
-        "exits", "sleeps_forever", "serves", "loops_forever", "unknown", "follows",
+        "exits", "sleeps_forever", "serves", "prints_pi", "loops_forever", "unknown", "follows",
     ):  # fmt: skip
         summary += JOIN[lang] + THEN_EXITS[lang]
     signal = derived.stop_signal

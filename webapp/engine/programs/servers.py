@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+from webapp.engine.programs import bignum
 from webapp.engine.programs.base import Answer, Machine, Thread, parse_duration
 from webapp.engine.programs.catalogue import ImageFacts
 from webapp.engine.programs.catalogue import program as program_config
@@ -121,6 +122,8 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "python"
     if base in ("node", "nodejs"):
         return "node"
+    if re.fullmatch(r"perl[0-9.]*", base):
+        return "perl-bpi" if bignum.perl_bpi_digits(args) is not None else "perl"
     if base == "java":
         return "java"
     if base in ("nc", "netcat") and any(a.startswith("-") and "l" in a for a in args):
@@ -155,7 +158,7 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
     program = {"name": base, "key": key, "argv": list(argv), "pid": pid, "started": m.now,
                "memory": 0, "events": [], "stdin": th.io[-1].get(0) if th.io else None}  # fmt: skip
     interactive = not [a for a in args if not a.startswith("-")] and "-c" not in args
-    if key in ("python", "node") and interactive and program["stdin"] != "<open>":
+    if key in ("python", "node", "perl") and interactive and program["stdin"] != "<open>":
         return 0  # an interactive interpreter with no terminal reads end-of-file and exits 0
     th.program = program
     extra: dict[str, object] = {}
@@ -168,6 +171,8 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         _stress(m, program, args)
     elif key == "vish-stress":
         _vish_stress(m, program, args)
+    elif key == "perl-bpi":
+        _perl_bpi(m, program, args)
     for stream, template in config.get("startLogs") or ():
         if key == "python-http" and not (env.get("PYTHONUNBUFFERED") or "-u" in args):
             continue
@@ -299,6 +304,15 @@ def _stress(m: Machine, program: dict, args: list[str]) -> None:
             program["events"].append((m.now + round(seconds * 1000), "exit", (0, line)))
 
 
+def _perl_bpi(m: Machine, program: dict, args: list[str]) -> None:
+    """``perl -Mbignum=bpi -wle 'print bpi(N)'``: computes, prints pi to N digits on stdout
+    (``-l`` adds the newline) and exits 0."""
+    digits = bignum.perl_bpi_digits(args) or 1
+    program["events"].append(
+        (m.now + bignum.compute_ms(digits), "exit", (0, bignum.bpi(digits), 1))
+    )
+
+
 def _quantity(text: str) -> int | None:
     match = re.fullmatch(r"(\d+)(Ki|Mi|Gi|Ti|K|M|G|T|k)?", text)
     if not match:
@@ -355,9 +369,9 @@ def program_event(m: Machine, th: Thread) -> None:
             m.kill(m.now, oom=True)
             return
         if kind == "exit":
-            code, line = value
+            code, line, *stream = value  # (code, last line[, fd]): stderr unless told
             if line:
-                m.write(th, 2, line + "\n")
+                m.write(th, stream[0] if stream else 2, line + "\n")
             m.finish_program(th, code)
             return
     _schedule(m, th)

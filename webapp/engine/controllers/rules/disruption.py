@@ -228,8 +228,9 @@ class EvictionResult:
     ``code`` 201 (allowed: the Pod is to be deleted) or an error code with ``message`` (the
     Status message, what kubectl prints) and ``cause`` (the DisruptionBudget cause).
     ``pdb_status``: the PDB's status after a successful check-and-decrement (or None), to be
-    written back; ``condition``: the DisruptionTarget condition to add to the Pod before it
-    is deleted (None when the PDB check was skipped for a terminal/Pending/deleted Pod).
+    written back; ``condition``: the DisruptionTarget condition ``addConditionAndDeletePod``
+    adds to the Pod before it deletes it (also when the PDB check was skipped for a
+    terminal, Pending or deleted Pod: that path calls it too).
     """
 
     code: int
@@ -264,9 +265,9 @@ def evict(pod: Obj, pdbs: Sequence[Obj], now: float) -> EvictionResult:
     disruption budget.`` with the cause ``The disruption budget <pdb> needs <desired>
     healthy pods and has <current> currently``.
     """
-    if can_ignore_pdb(pod):
-        return EvictionResult(201)
     condition = dict(EVICTION_CONDITION, lastTransitionTime=timestamp(now))
+    if can_ignore_pdb(pod):
+        return EvictionResult(201, condition=condition)  # addConditionAndDeletePod as well
     matching = pdbs_for_pod(pdbs, pod)
     if len(matching) > 1:
         return EvictionResult(500, MORE_THAN_ONE_PDB_MESSAGE)
