@@ -310,6 +310,10 @@ def test_every_follower_gets_the_teachers_payloads_in_order_however_it_is_connec
                 for s in rt.socketio.server.eio.sockets.values()
             }
             assert sorted(shares.values()) == [False, False, True, True, True]
+            deflating = [
+                transport.deflates_inline(s) for s in rt.socketio.server.eio.sockets.values()
+            ]
+            assert deflating.count(True) == 1  # the deflate tab: its own frames, inline
             assert set(shares) == set(session.tabs)  # the teacher and four followers
             markers = [f"fanout-{i}" for i in range(12)]
             for marker in markers:
@@ -406,6 +410,38 @@ def test_a_follower_that_stops_reading_falls_behind_alone_then_gets_a_fresh_snap
         finally:
             for tab in (teacher, reader, slow):
                 tab.close()
+
+
+def test_a_deflate_tabs_messages_written_inline_and_by_its_writer_keep_one_window(
+    tmp_path: Path,
+) -> None:
+    """A deflate tab's messages are compressed with its one window whether the emitting
+    thread writes them (nothing queued) or its writer does (behind a queued packet): the
+    client, inflating with one window, reads every one, in order."""
+    with serve(tmp_path, **LIVE) as (app, url):
+        rt = realtime_of(app)
+        tab = DeflateTab(url)
+        try:
+            tab.emit("join", {"scenario": "plain-pod"})
+            assert tab.receive()[0] == "snapshot"
+            [eio_socket] = [
+                s for s in rt.socketio.server.eio.sockets.values() if transport.deflates_inline(s)
+            ]
+            sid = sid_of(app, eio_socket)
+            sent = []
+            for i in range(12):
+                body = {"i": i, "pad": "z" * 2000, "opened": tab.opened}
+                if i % 3 == 2:  # through engine.io's queue and the writer thread
+                    text = "2" + json.dumps(["probe", body])
+                    eio_socket.send(eio_packet.Packet(eio_packet.MESSAGE, text))
+                else:  # written by this thread when nothing waits, else queued
+                    rt.outbox.emit("probe", body, to=sid)
+                sent.append(body)
+            got = [tab.receive() for _ in range(12)]
+            assert [name for name, _ in got] == ["probe"] * 12
+            assert [p for _, p in got] == sent
+        finally:
+            tab.close()
 
 
 def test_writing_frames_from_many_threads_keeps_each_connection_whole(tmp_path: Path) -> None:

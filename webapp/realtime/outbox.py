@@ -93,6 +93,7 @@ class Outbox:
         plain: list[str] = []
         tables: list[str] = []
         shared: list[tuple[Any, bool]] = []  # (engine.io socket, takes the table)
+        deflated: list[tuple[str, Any, bool]] = []  # (sid, engine.io socket, table)
         server = self._server
         sockets = server.eio.sockets
         direct = self.local or type(server.manager) is Manager
@@ -110,14 +111,28 @@ class Outbox:
                 if transport.shares_frames(sock):
                     shared.append((sock, table))
                     skipped.add(sid)
+                elif transport.deflates_inline(sock):
+                    deflated.append((sid, sock, table))
+                    skipped.add(sid)
                 else:
                     (tables if table else plain).append(sid)
-        compact = as_table(payload) if tables or any(t for _, t in shared) else payload
+        wants_table = tables or any(t for _, t in shared) or any(t for _, _, t in deflated)
+        compact = as_table(payload) if wants_table else payload
+        if shared:
+            self._write_shared(event, payload, compact, shared)
+        if deflated:
+            texts: dict[bool, str] = {}
+            for sid, sock, table in deflated:
+                form = table and compact is not payload
+                text = texts.get(form)
+                if text is None:
+                    text = texts[form] = self._text(event, compact if form else payload)
+                if not transport.write_deflated(sock, text):  # packets wait: behind them
+                    skipped.discard(sid)
+                    (tables if table else plain).append(sid)
         if compact is payload:
             plain += tables
             tables = []
-        if shared:
-            self._write_shared(event, payload, compact, shared)
         # At most two encodings of the payload, whatever the number of tabs.
         extra = {"ignore_queue": True} if self.local else {}
         if tables:

@@ -59,6 +59,8 @@ from typing import Any
 import simple_websocket
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
 from engineio.exceptions import SocketIsClosedError
+from wsproto.events import TextMessage
+from wsproto.utilities import LocalProtocolError
 
 log = logging.getLogger("webapp.realtime")
 
@@ -173,11 +175,16 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
             if (
                 not eio_socket.connected  # a WebSocket from the start, not an upgrade
                 and isinstance(pending, MeteredQueue)
-                and _plain(self.ws)
+                and type(self.ws.sock) is socket.socket  # not TLS, not a stand-in
             ):
-                pending.direct = True
-                self.outgoing = pending
-                eio_socket.playground_shared = True
+                extensions = _extensions(self.ws)
+                if extensions == []:
+                    eio_socket.playground_shared = True
+                elif extensions == ["permessage-deflate"]:
+                    eio_socket.playground_deflate = True
+                if extensions in ([], ["permessage-deflate"]):
+                    pending.direct = True
+                    self.outgoing = pending
         ret = self.app(self)
         if self.ws.mode == "gunicorn":
             raise StopIteration()
@@ -204,14 +211,11 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
             super().close()
 
 
-def _plain(ws: Any) -> bool:
-    """True if simple-websocket connection `ws` frames messages without any extension,
-    on a plain TCP socket: another connection's frame of the same text is the same bytes."""
-    if type(ws.sock) is not socket.socket:  # TLS or a stand-in
-        return False
+def _extensions(ws: Any) -> list[str] | None:
+    """The names of the extensions simple-websocket connection `ws` negotiated."""
     connection = getattr(ws.ws, "connection", None)
     extensions = getattr(getattr(connection, "_proto", None), "extensions", None)
-    return extensions is not None and not extensions
+    return None if extensions is None else [e.name for e in extensions]
 
 
 def install(eio: Any, *, max_message_bytes: int) -> None:
@@ -320,6 +324,39 @@ def shares_frames(sock: Any) -> bool:
     """True if shared frames may be written to engine.io socket `sock`: an open
     WebSocket, plain from its first request."""
     return sock is not None and not sock.closed and getattr(sock, "playground_shared", False)
+
+
+def deflates_inline(sock: Any) -> bool:
+    """True if engine.io socket `sock` is an open WebSocket with permessage-deflate from its
+    first request, whose messages `write_deflated` may compress and write itself."""
+    return sock is not None and not sock.closed and getattr(sock, "playground_deflate", False)
+
+
+def write_deflated(sock: Any, text: str) -> bool:
+    """Send engine.io message `text` to a deflate tab (`deflates_inline`) from this thread
+    when nothing is queued or being written for it: framed by its own connection (its
+    compressor keeps the window of everything sent, in the order sent), written without
+    blocking, what the socket did not take queued as a `FramedPacket`. False (nothing done)
+    when packets wait: the caller queues it the usual way, behind them."""
+    ws = sock.playground_ws
+    pending = sock.queue
+    try:
+        if not sock.check_ping_timeout():
+            return True
+        with pending.mutex:
+            if not pending.direct or pending._qsize() or pending.taken:
+                return False
+            if not ws.connected:
+                return True
+            data = ws.ws.send(TextMessage(data=text))
+            sent = send_nowait(ws.sock, data)
+            if sent < len(data):
+                pending._put(FramedPacket(Frame(data[sent:])))
+                pending.unfinished_tasks += 1
+                pending.not_empty.notify()
+    except (OSError, SocketIsClosedError, LocalProtocolError):
+        return True  # a gone peer: its reader ends the connection
+    return True
 
 
 def write_frame(sock: Any, data: Frame) -> bool:
