@@ -35,11 +35,14 @@ tab; otherwise (or for the part the socket did not take) queued behind what is, 
 `FramedPacket` its writer sends as it is, metered like any packet. A slow tab thus fills
 its queue exactly as before, and the outbox's bounds apply to it unchanged.
 
-A connection with permessage-deflate (every browser negotiates it) keeps engine.io's way:
-its compressor keeps the window of what that connection was sent, and a tick, 16-19 KB of
-JSON that differs from the previous one in a few fields, deflates to about 300-450 bytes
-with that window but to 3.7-4.0 KB alone, so a frame deflated once for every tab would send
-about ten times the bytes (docs/limits.md, "Slow and silent clients").
+A connection with permessage-deflate (every browser negotiates it) cannot take a shared
+frame: its compressor keeps the window of what that connection was sent, and a tick, 16-19
+KB of JSON that differs from the previous one in a few fields, deflates to about 300-450
+bytes with that window but to 3.7-4.0 KB alone, so a frame deflated once for every tab
+would send about ten times the bytes. `write_deflated` instead frames the (once encoded)
+text with the connection's own compressor and writes it from the emitting thread in the
+same way, when nothing waits; the writer frames only packets it took, so the compressor
+sees the messages in the order they go out (docs/limits.md, "Slow and silent clients").
 """
 
 from __future__ import annotations
