@@ -512,6 +512,10 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         socket.emit("class:ask", { question: { id: question.id } });
       } else {
         emit("pg:clock", { op: "pause" });
+        // The page runs its clock ahead of the server's last tick, so the server may pause
+        // a little before the question's second (ci14: 29.953 for 30): the run stops at
+        // exactly the moment the question is about.
+        if (question.at !== null && question.at !== undefined) emit("pg:clock", { op: "seek", value: question.at });
         quiz = { question, chosen: null, answer: null };
         renderQuiz();
       }

@@ -135,7 +135,10 @@ export function mount(clockRoot, actionsRoot) {
       const gone = !state.pod;
       for (const el of [del, crash, oom, container, exitCode, grace, force]) el.disabled = gone;
       for (const sw of switches) for (const b of sw.buttons) b.disabled = gone;
-      setText(note, gone && state.lastPod ? t("controls.noPod") : "");
+      // A cluster run goes on without this Pod: another one can be picked.
+      const others = state.cluster?.pods?.length;
+      setText(note, gone && state.lastPod ? t(others ? "controls.noPod.cluster" : "controls.noPod",
+        { pod: state.lastPod.metadata?.name ?? "" }) : "");
     },
   };
 }

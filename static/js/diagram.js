@@ -44,6 +44,10 @@ export function mount(root) {
     let scale = fs / UNIT_FONT;
     let W = Math.round(width / scale);
     let geometry = plan(model, W);
+    // The panel's height with the stages at their smallest (a cluster run's min-height).
+    const least = (0.74 * fs) / UNIT_FONT;
+    root.style.setProperty("--diagram-need", `${Math.ceil(plan(model, Math.round(width / least)).H * least
+      + root.offsetHeight - holder.clientHeight)}px`);
     if (geometry.H * scale > height) {
       scale = Math.max(height / geometry.H, (0.74 * fs) / UNIT_FONT);
       W = Math.round(width / scale);

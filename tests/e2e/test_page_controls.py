@@ -22,6 +22,10 @@ def test_restart_brings_a_deleted_pod_back_from_second_zero(page: Page) -> None:
     page.click("#delete")
     expect(body).to_have_attribute("data-status", "Gone", timeout=15_000)
     expect(page.locator("#delete")).to_be_disabled()
+    # A Pod scenario has no other Pod: the note says how to start again.
+    expect(page.locator(".control-note")).to_have_text(
+        "The Pod is gone: press ↺ Restart, choose a scenario or Apply to start again."
+    )
     # Choosing the same scenario in the picker fires no change; Restart is the way back.
     expect(page.locator("#reset")).to_have_text("↺ Restart")
     page.click("#reset")
@@ -30,6 +34,7 @@ def test_restart_brings_a_deleted_pod_back_from_second_zero(page: Page) -> None:
     expect(body).to_have_attribute("data-status", re.compile(r"^(Pending|ContainerCreating)$"))
     expect(body).to_have_attribute("data-outcome", "")
     expect(page.locator("#delete")).to_be_enabled()
+    expect(page.locator(".control-note")).to_have_text("")
     expect(page.locator("#grace")).to_have_value("")
     expect(page.locator("#force")).not_to_be_checked()
     assert body.get_attribute("data-session") == session, "the same session, a new history"

@@ -175,3 +175,72 @@ def test_a_hundred_pods_stay_usable(page: Page, artifacts: Path) -> None:
     expect(page.locator(".tl-pod-label")).to_have_count(30)
     page.locator("#timeline").screenshot(path=str(artifacts / "lanes-100-pods.png"))
     assert errors == []
+
+
+GONE_NOTE = {
+    "en": "The Pod {pod} is gone. To act on another, pick it in “Pods of the cluster” or click "
+    "its timeline lane.",
+    "zh": "Pod {pod} 已不存在。要操作其他 Pod，请在“集群中的 Pod”中选择它，或点击它在时间线上的泳道。",
+}
+
+
+def diagram_rows(page: Page) -> list[list[float]]:
+    """Each stage row's box clipped to the viewport and to the centre column's scroll box:
+    [top, bottom, visible height]."""
+    return page.eval_on_selector_all(
+        "#diagram-svg .stage-bg",
+        """els => els.map(e => {
+          const b = e.getBoundingClientRect();
+          let top = Math.max(b.top, 0), bottom = Math.min(b.bottom, innerHeight);
+          for (let p = e.parentElement; p; p = p.parentElement) {
+            if (!/(auto|scroll)/.test(getComputedStyle(p).overflowY)) continue;
+            const r = p.getBoundingClientRect();
+            top = Math.max(top, r.top); bottom = Math.min(bottom, r.bottom);
+          }
+          return [b.top, b.bottom, Math.max(0, bottom - top)];
+        })""",
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_cluster_run_keeps_the_diagram_readable_and_says_the_pod_is_gone(
+    page: Page, artifacts: Path, lang: str
+) -> None:
+    errors = collect_errors(page)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_scenario(page, "rolling-update")
+    page.click(f'.lang-button[data-lang="{lang}"]')
+    seek(page, 70)
+    # the focus Pod (the first old one) is gone; the cluster runs on with three others
+    expect(page.locator(".cluster-pod")).to_have_count(3)
+    gone = page.get_attribute(".tl-pod-label.is-focus", "data-pod") or ""
+    note = page.locator(".control-note")
+    expect(note).to_have_text(GONE_NOTE[lang].format(pod=gone))
+    expect(page.locator("#delete")).to_be_disabled()
+    expect(page.locator("#status-gone")).to_contain_text(gone)
+    for width, height in [(1280, 720), (960, 540), (1920, 1080), (390, 844)]:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(300)
+        page.evaluate(
+            "() => { scrollTo(0, 0); document.querySelector('.col-center').scrollTop = 0; }"
+        )
+        page.screenshot(path=str(artifacts / f"cluster-page-{lang}-{width}x{height}.png"))
+        title = page.eval_on_selector(
+            "#diagram-svg .stage-title", "e => e.getBoundingClientRect().height"
+        )
+        assert title >= 9, f"{lang} {width}x{height}: stage titles {title} px high"
+        if width >= 1000:
+            # as first seen (nothing scrolled) most of the diagram is in sight, ...
+            rows = diagram_rows(page)
+            seen = sum(row[2] for row in rows)
+            assert len(rows) == 5 and seen >= 0.6 * sum(r[1] - r[0] for r in rows), rows
+            # ... and scrolled to, all five stage rows are, in full
+            page.locator("#diagram").scroll_into_view_if_needed()
+            for top, bottom, visible in diagram_rows(page):
+                assert bottom - top >= 40 and visible >= bottom - top - 1, (width, height, rows)
+    # a live Pod followed: its controls are back and the note is gone
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.locator(".cluster-pod").first.click()
+    expect(page.locator("#delete")).to_be_enabled()
+    expect(note).to_have_text("")
+    assert errors == []

@@ -64,6 +64,9 @@ class Outbox:
         # that serves it (webapp/records.py), so its messages go to them directly instead of
         # through Redis and back.
         self.local = False
+        # `remote(event, payload, to, skip)`: the same to tabs of other workers in `to`
+        # (a class that spans workers, webapp/classes/span.py); None without.
+        self.remote: Callable[[str, Any, str, list[str]], None] | None = None
 
     # -- reading the transport --------------------------------------------------------------
 
@@ -139,6 +142,8 @@ class Outbox:
             self.socketio.emit(event, compact, to=to, skip_sid=[*skipped, *plain], **extra)
         if plain:
             self.socketio.emit(event, payload, to=to, skip_sid=[*skipped, *tables] or None, **extra)
+        if self.remote is not None:
+            self.remote(event, payload, to, list(skip))
 
     def _write_shared(
         self, event: str, payload: Any, compact: Any, tabs: list[tuple[Any, bool]]
