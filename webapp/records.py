@@ -334,9 +334,10 @@ class Keeper:
         with self._lock:
             self.held[session.id] = key
 
-    def resume(self, session_id: str, *, sid: str, client: str) -> Session | None:
-        """Rebuild session `session_id` from its record for tab `sid`; None when there is
-        no such record. Raises SessionElsewhere if its holder does not let it go."""
+    def resume(self, session_id: str, *, sid: str | None, client: str) -> Session | None:
+        """Rebuild session `session_id` from its record for tab `sid` (None: for no tab
+        yet, a class's teacher run); None when there is no such record. Raises
+        SessionElsewhere if its holder does not let it go."""
         if not SESSION_ID.fullmatch(session_id) or self.draining:
             return None
         with self._lock:
@@ -345,7 +346,8 @@ class Keeper:
             try:
                 session = self.manager.get(session_id)
                 if session is not None:  # another tab of this worker rebuilt it meanwhile
-                    self.manager.attach(sid, session)
+                    if sid is not None:
+                        self.manager.attach(sid, session)
                     return session
                 if self.store.load(session_id) is None:
                     return None
@@ -370,7 +372,7 @@ class Keeper:
                 return
         raise SessionElsewhere(session_id)
 
-    def _rebuild(self, session_id: str, *, sid: str, client: str) -> Session | None:
+    def _rebuild(self, session_id: str, *, sid: str | None, client: str) -> Session | None:
         text = self.store.load(session_id)  # again: the holder wrote it as it let go
         if text is None:
             self.leases.release([session_id])

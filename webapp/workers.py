@@ -13,7 +13,8 @@ connection to one of them; a worker that dies leaves the others accepting, with 
 connection to it lost but its own). It supervises them: a worker that dies is started
 again; SIGTERM or SIGINT drains every worker and waits for them. Socket.IO runs
 WebSocket-only then (long polling would need every request of a connection on one
-worker), and the Redis message queue carries rooms across workers.
+worker), and a class's tabs on other workers reach it through Redis
+(webapp/classes/span.py).
 """
 
 from __future__ import annotations
@@ -57,7 +58,13 @@ def drain(app: Any) -> int:
     for session in rt.manager.sessions():
         with session.lock:
             rt.send_tick(session)
+    if rt.span is not None:  # every class held here, as it is now (with its run's id)
+        from webapp.classes import classes_of
+
+        classes_of(app).save_all()
     written = rt.keeper.drain() if rt.keeper is not None else 0
+    if rt.span is not None:  # the classes go, and their tabs on other workers rejoin
+        rt.span.drain()
     eio = rt.socketio.server.eio
     # What was already sent reaches the tabs first (shutting a socket down drops its
     # queue), so each resumes from the moment it last saw; bounded.

@@ -108,7 +108,14 @@ class Redis:
 class Playground:
     """`python -m webapp --workers N --redis URL` on a free port, its output collected."""
 
-    def __init__(self, folder: Path, redis_url: str, workers: int = 2, port: int = 0) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        redis_url: str,
+        workers: int = 2,
+        port: int = 0,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.folder = folder
         self.redis_url = redis_url
         self.workers = workers
@@ -123,6 +130,7 @@ class Playground:
             "PLAYGROUND_MAX_SESSIONS_PER_CLIENT": "500",
             "PLAYGROUND_NEW_SESSIONS_PER_MINUTE": "1000",
             "PYTHONPATH": str(ROOT),
+            **(env or {}),
         }
         self.process = subprocess.Popen(
             [

@@ -7,6 +7,7 @@ webapp/classes/events.py     the class:* Socket.IO events
 webapp/classes/handout.py    class:handout
 webapp/classes/asking.py     prediction questions in class (class:ask/reveal/answer)
 webapp/classes/routes.py     POST /api/classes, /c/<code>, /c/<code>/teach, /c/<code>/qr.svg
+webapp/classes/span.py       a class whose tabs sit on several workers (Redis)
 
 Settings: CLASS_MAX_STUDENTS (200), CLASS_IDLE_SECONDS (2 h with nobody connected),
 CLASS_STUDENT_EVENTS_PER_SECOND (10, over all of one student's tabs), CLASSES_PER_HOUR
@@ -22,6 +23,7 @@ from flask import Flask
 from webapp import i18n, storage
 from webapp.classes.messages import MESSAGES, PROBLEMS
 from webapp.classes.room import Classes
+from webapp.classes.span import init as init_span
 from webapp.classes.store import ClassStore
 from webapp.ratelimit import RateLimiter
 from webapp.realtime.dispatch import guarded
@@ -62,4 +64,10 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
         socketio.on(event)(guarded(rt, event, fn, limited=True))
     app.register_blueprint(routes.bp)
     app.extensions["playground.classes"] = classes
+    span = init_span(app, rt, classes)
+    if span is not None:  # classes across workers (webapp/classes/span.py)
+        classes.span = rt.span = span
+        rt.outbox.remote = span.emit
+        rt.leaving.append(span.leave)
+        span.start()
     return classes

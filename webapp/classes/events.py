@@ -298,6 +298,8 @@ def _student_session(classes: Classes, cls: Classroom, student: Student) -> Any:
     rt = classes.rt
     if not student.following:
         own = rt.manager.get(student.session_id) if student.session_id else None
+        if own is None and student.session_id:  # from its record, on a new home
+            own = classes.resume_own(cls, student)
         if own is not None:
             return own
         if cls.handout is not None and student.own == "handout":

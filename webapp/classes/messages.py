@@ -85,6 +85,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "In a class, the teacher asks and reveals the questions.",
         "zh": "在课堂中，由老师提问并公布答案。",
     },
+    "class_moved": {
+        "en": "Class {class_code} is moving to another server process: reload the page in a "
+        "moment to rejoin it.",
+        "zh": "课堂 {class_code} 正在转到另一个服务器进程：请稍后刷新页面重新加入。",
+    },
     "classes_rate_limited": {
         "en": "Too many new classes from this address: at most {limit} an hour.",
         "zh": "这个地址新建的课堂太多了：每小时最多 {limit} 个。",

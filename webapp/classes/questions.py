@@ -10,7 +10,7 @@ def tally(cls: Any, qid: str) -> dict[str, Any]:
     revealed, the answer."""
     question = cls.questions[qid]
     counts = [0] * len(question.get("choices", []))
-    for choice in cls.answers.get(qid, {}).values():
+    for choice in list(cls.answers.get(qid, {}).values()):  # answers may arrive meanwhile
         if 0 <= choice < len(counts):
             counts[choice] += 1
     return {

@@ -19,6 +19,7 @@ outbox. A student who forks or gets a hand-out has a session of their own.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -141,6 +142,9 @@ class Classes:
         self.owners: dict[str, tuple[str, str, str]] = {}
         self._lock = threading.RLock()
         self._loop_started = False
+        # webapp.classes.span.Span when classes span several workers (Redis): this worker
+        # keeps in memory only the classes it is the home of.
+        self.span: Any = None
 
     # -- finding classes -------------------------------------------------------------------
 
@@ -160,9 +164,57 @@ class Classes:
             if self.clock() - float(row["last_active"]) > self.idle_seconds:
                 self.store.end(normalized)
                 return None
+            if self.span is not None and not self.span.claim(normalized):
+                raise Refusal("class_moved", class_code=normalized)  # another home meanwhile
             cls = self._restore(row)
             self._classes[normalized] = cls
             return cls
+
+    def lookup(self, code: Any) -> str | None:
+        """The code of a live class (normalized), without loading it here: for pages,
+        which any worker serves."""
+        normalized = codes.normalize_code(code)
+        if normalized is None:
+            return None
+        with self._lock:
+            cls = self._classes.get(normalized)
+        if cls is not None:
+            return None if cls.ended else cls.code
+        row = self.store.load(normalized)
+        if row is None or row["ended_at"] is not None:
+            return None
+        if self.clock() - float(row["last_active"]) > self.idle_seconds:
+            return None
+        return normalized
+
+    def held_codes(self) -> list[str]:
+        """The classes this worker holds in memory (with a span: is the home of)."""
+        with self._lock:
+            return [code for code, cls in self._classes.items() if not cls.ended]
+
+    def drop(self, code: str) -> None:
+        """Another worker became the home of class `code`: forget it here and hang up its
+        tabs, which rejoin it there."""
+        with self._lock:
+            cls = self._classes.pop(code, None)
+        if cls is None:
+            return
+        with cls.lock:
+            sids = list(cls.teachers) + [s.sid for s in cls.students.values() if s.sid]
+        for sid in sids:
+            self.members.pop(sid, None)
+        for session_id, owner in list(self.owners.items()):
+            if owner[0] == code:
+                self.owners.pop(session_id, None)
+        self.rt.hang_up(sids)
+
+    def save_all(self) -> None:
+        """Write every class held here (SIGTERM, before the sessions are let go)."""
+        for code in self.held_codes():
+            cls = self._classes.get(code)
+            if cls is not None:
+                with contextlib.suppress(Exception):
+                    self.save(cls, force=True)
 
     def _restore(self, row: dict[str, Any]) -> Classroom:
         state = row["state"]
@@ -179,8 +231,18 @@ class Classes:
         cls.questions = dict(state.get("questions", {}))
         cls.revealed = set(state.get("revealed", []))
         cls.handout = state.get("handout")
+        runs = (state.get("runs") or {}) if self.span is not None else {}
+        if self.span is not None:  # taken back from its record (webapp/records.py)
+            cls.teacher_session_id = state.get("teacherSession")
         for name, token_hash in row["students"].items():
-            cls.students[name.casefold()] = Student(name=name, token_hash=token_hash)
+            student = Student(name=name, token_hash=token_hash)
+            run = runs.get(name.casefold())
+            if isinstance(run, dict) and run.get("session") and run.get("own"):
+                # A fork or hand-out of theirs, taken back from its record when they rejoin.
+                student.following = False
+                student.own = str(run["own"])
+                student.session_id = str(run["session"])
+            cls.students[name.casefold()] = student
         for qid, name, choice in row["answers"]:
             cls.answers.setdefault(qid, {})[name.casefold()] = int(choice)
         return cls
@@ -202,6 +264,9 @@ class Classes:
         with self._lock:
             self._classes[code] = cls
         self.save(cls, force=True)
+        if self.span is not None:  # its home is the worker its first tab reaches
+            with self._lock:
+                self._classes.pop(code, None)
         return code, key
 
     def member(self, sid: str) -> tuple[Classroom, str, Student | None] | None:
@@ -309,6 +374,9 @@ class Classes:
         session = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         if session is not None:
             return session
+        session = self._resume_teacher(cls)
+        if session is not None:
+            return session
         from webapp.classes import ahead
 
         scenario = parse(cls.yaml)
@@ -324,6 +392,56 @@ class Classes:
         cls.teacher_session_id = session.id
         self.owners[session.id] = (cls.code, "teacher", "")
         self.seek_to(session, future, seek_to)
+        return session
+
+    @staticmethod
+    def _runs(cls: Classroom) -> dict[str, Any]:
+        """With a span: which runs are the class's, so that a new home takes them back from
+        their records (the teacher's run, each student's fork or hand-out)."""
+        runs = {
+            key: {"own": student.own, "session": student.session_id}
+            for key, student in cls.students.items()
+            if not student.following and student.session_id
+        }
+        return {"teacherSession": cls.teacher_session_id, "runs": runs}
+
+    def resume_own(self, cls: Classroom, student: Student) -> Session | None:
+        """With a span, a student's own run (fork, hand-out) from its record, when the
+        class's previous home is gone; None when there is none."""
+        from webapp import records
+
+        keeper = self.rt.keeper
+        session_id = student.session_id
+        if self.span is None or keeper is None or not session_id:
+            return None
+        key = student.name.casefold()
+        try:
+            session = keeper.resume(session_id, sid=None, client=f"class:{cls.code}/{key}")
+        except (records.SessionElsewhere, TooManyForClient, TooManySessions):
+            return None
+        if session is not None:
+            self.owners[session.id] = (cls.code, "student", key)
+            if self.rt.run_scheduler:
+                self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
+        return session
+
+    def _resume_teacher(self, cls: Classroom) -> Session | None:
+        """With a span, the teacher's run as its last record left it (a second at most),
+        when the class's previous home is gone or let it go; None when there is no record."""
+        from webapp import records
+
+        keeper = self.rt.keeper
+        session_id = cls.teacher_session_id
+        if self.span is None or keeper is None or not session_id:
+            return None
+        try:
+            session = keeper.resume(session_id, sid=None, client=f"class:{cls.code}")
+        except (records.SessionElsewhere, TooManyForClient, TooManySessions):
+            return None
+        if session is not None:
+            self.owners[session.id] = (cls.code, "teacher", "")
+            if self.rt.run_scheduler:
+                self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
         return session
 
     def seek_to(self, session: Session, future: list[dict[str, Any]], at: float | None) -> None:
@@ -375,9 +493,8 @@ class Classes:
             rt.manager.attach(sid, session)
         except SessionGone:
             raise Refusal("unknown_session") from None
-        server = rt.socketio.server
         if previous is not None and previous is not session:
-            server.leave_room(sid, previous.room, namespace="/")
+            rt.leave_room(sid, previous.room)
         with rt.working(session, refusable=False), session.lock:
             if not rt.enter_room(sid, session):
                 return  # the tab hung up while this was handled
@@ -385,6 +502,8 @@ class Classes:
         if rt.run_scheduler:
             rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
             self.start_loop()
+            if rt.keeper is not None:  # a worker whose tabs are all in classes keeps records
+                rt.keeper.start(rt.socketio.start_background_task, rt.socketio.sleep)
 
     def fork(self, cls: Classroom, student: Student) -> Session:
         """A private copy of the teacher's run at its exact current moment (the moment a
@@ -452,7 +571,8 @@ class Classes:
         teacher = self.rt.manager.get(cls.teacher_session_id) if cls.teacher_session_id else None
         teacher_view = _session_view(teacher)
         students = []
-        for key, student in cls.students.items():
+        # A copy: a student joining in another thread adds to the dict meanwhile.
+        for key, student in list(cls.students.items()):
             own = (
                 self.rt.manager.get(student.session_id)
                 if student.session_id and not student.following
@@ -472,7 +592,7 @@ class Classes:
                     "status": view["status"],
                     "stage": view["stage"],
                     "lessonSteps": view["lessonSteps"],
-                    "answers": {q: a[key] for q, a in cls.answers.items() if key in a},
+                    "answers": {q: a[key] for q, a in list(cls.answers.items()) if key in a},
                     "lastActivity": round(max(0.0, now_wall - student.last_activity)),
                     "stuck": stuck,
                 }
@@ -481,7 +601,7 @@ class Classes:
             "code": cls.code,
             "students": students,
             "teacher": teacher_view,
-            "questions": [tally(cls, qid) for qid in cls.questions],
+            "questions": [tally(cls, qid) for qid in list(cls.questions)],
         }
 
     def _stuck(
@@ -539,6 +659,7 @@ class Classes:
                 force = True
         state = {
             **cls.timeline,
+            **(self._runs(cls) if self.span is not None else {}),
             "mode": cls.mode,
             "locked": cls.locked,
             "questions": cls.questions,
@@ -585,11 +706,11 @@ class Classes:
                 self.send_roster(cls)
             except Exception:
                 log.exception("class round failed")
-        for session_id in list(self.owners):
+        for session_id, owner in list(self.owners.items()):
             if self.rt.manager.get(session_id) is None:
-                code, role, _ = self.owners[session_id]
-                cls = self._classes.get(code)
-                if role == "student" or cls is None or cls.teacher_session_id != session_id:
+                code, role, _ = owner
+                held = self._classes.get(code)
+                if role == "student" or held is None or held.teacher_session_id != session_id:
                     self.owners.pop(session_id, None)
 
     def start_loop(self) -> None:

@@ -100,8 +100,8 @@ def create_class() -> Any:
 def _page(code: str, role: str) -> Any:
     from webapp.routes import not_found_page
 
-    cls = _classes().get(code)
-    if cls is None:
+    found = _classes().lookup(code)
+    if found is None:
         return not_found_page("class_not_found_text")
     return render_template(
         "index.html",
@@ -109,7 +109,7 @@ def _page(code: str, role: str) -> Any:
         scenario_name=None,
         lang=_lang(),
         share_lang=None,
-        class_code=cls.code,
+        class_code=found,
         class_role=role,
     )
 
@@ -128,10 +128,10 @@ def teacher_page(code: str) -> Any:
 def qr_code(code: str) -> Any:
     from webapp.routes import not_found_page
 
-    cls = _classes().get(code)
-    if cls is None:
+    found = _classes().lookup(code)
+    if found is None:
         return not_found_page("class_not_found_text")
-    svg = qr_svg(f"{request.host_url.rstrip('/')}/c/{cls.code}")
+    svg = qr_svg(f"{request.host_url.rstrip('/')}/c/{found}")
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 

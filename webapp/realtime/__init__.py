@@ -116,11 +116,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
     )
     outbox.local = bool(config.get("REDIS_URL"))
 
-    def hang_up(sids: list[str]) -> None:  # they reconnect, and resume where they are served
-        for sid in sids:
-            transport.hang_up(socketio.server.eio, outbox._eio_sid(sid))
-
-    rt.keeper = records.init_app(app, manager, hang_up)
+    rt.keeper = records.init_app(app, manager, rt.hang_up)
     rt.scheduler.tend = rt.tend
     rt.scheduler.after_round = outbox.sweep
     app.extensions["playground.realtime"] = rt

@@ -15,6 +15,7 @@ from typing import Any
 from flask import request
 from flask_socketio import SocketIO
 
+from webapp.clients import current_client
 from webapp.realtime.state import Realtime, Refusal, refusal_for
 from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
@@ -30,29 +31,73 @@ def current_sid() -> str:
 
 
 def guarded(rt: Realtime, event: str, fn: Handler, *, limited: bool) -> Callable[..., None]:
+    rt.handlers[event] = (fn, limited)
+
     def on_event(*args: Any) -> None:
         sid = current_sid()
-        try:
+
+        def work() -> None:
             if len(args) != 1:
                 raise PayloadProblem("arguments")
             payload = check.require_object(args[0])
             if limited and not rt.limiter.allow(sid):
                 raise Refusal("rate_limited", limit=int(rt.limiter.rate))
+            # A tab of a class that lives on another worker: its event goes there.
+            if rt.span is not None and rt.span.route(event, sid, payload, current_client()):
+                return
             for gate in rt.gates:
                 gate(event, sid, payload)
             fn(rt, sid, payload)
-        except PayloadProblem as problem:
-            rt.refuse(sid, refusal_for(problem))
-        except Refusal as refusal:
-            rt.refuse(sid, refusal)
-            for hook in rt.refusals:
-                hook(event, sid, refusal)
-        except Exception:
-            log.exception("%s handler failed", event)
-            rt.refuse(sid, Refusal("internal_error"))
+
+        answered(rt, event, sid, work)
 
     on_event.__name__ = f"on_{event}"
     return on_event
+
+
+def answered(rt: Realtime, event: str, sid: str, work: Callable[[], None]) -> None:
+    """Run `work`, turning every refusal into an `error` event in the tab's language; an
+    unexpected exception is logged and answered with `internal_error`."""
+    try:
+        work()
+    except PayloadProblem as problem:
+        rt.refuse(sid, refusal_for(problem))
+    except Refusal as refusal:
+        rt.refuse(sid, refusal)
+        for hook in rt.refusals:
+            hook(event, sid, refusal)
+    except Exception:
+        log.exception("%s handler failed", event)
+        rt.refuse(sid, Refusal("internal_error"))
+
+
+def forwarded(rt: Realtime, event: str, sid: str, payload: Any) -> None:
+    """An event of a tab on another worker, forwarded to this one, the home of its class
+    (webapp/classes/span.py): the same checks as for a tab of this worker."""
+    found = rt.handlers.get(event)
+    if found is None:
+        return  # as Socket.IO does with an event nobody handles
+    fn, limited = found
+
+    def work() -> None:
+        checked = check.require_object(payload)
+        if limited and not rt.limiter.allow(sid):
+            raise Refusal("rate_limited", limit=int(rt.limiter.rate))
+        for gate in rt.gates:
+            gate(event, sid, checked)
+        fn(rt, sid, checked)
+
+    answered(rt, event, sid, work)
+
+
+def left(rt: Realtime, sid: str) -> None:
+    """A tab on another worker disconnected (or its worker is gone)."""
+    for hook in rt.leaving:
+        hook(sid)
+    rt.manager.detach(sid)
+    rt.limiter.forget(sid)
+    rt.languages.pop(sid, None)
+    rt.outbox.table_tabs.discard(sid)
 
 
 def register(

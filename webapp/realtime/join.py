@@ -10,7 +10,6 @@ import time
 from typing import Any
 
 from flask import current_app
-from flask_socketio import leave_room
 
 from webapp import records, shares, storage
 from webapp.clients import current_client
@@ -73,7 +72,7 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         if budget is not None:
             budget.charge(used)
     if previous is not None and previous is not session:
-        leave_room(previous.room, sid=sid)
+        rt.leave_room(sid, previous.room)
     with rt.working(session, refusable=False), session.lock:
         if table is not None:
             (rt.outbox.table_tabs.add if table else rt.outbox.table_tabs.discard)(sid)

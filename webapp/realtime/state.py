@@ -56,6 +56,9 @@ class Realtime:
     refusals: list[Any] = field(default_factory=list)
     leaving: list[Any] = field(default_factory=list)
     keeper: Any = None  # webapp.records.Keeper: session records and leases, if kept
+    # webapp.classes.span.Span: classes whose tabs sit on several workers (with Redis).
+    span: Any = None
+    handlers: dict[str, Any] = field(default_factory=dict)  # event -> (handler, limited)
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
@@ -92,12 +95,27 @@ class Realtime:
         if sid is not None:
             self.refuse(sid, refusal)
 
+    def hang_up(self, sids: list[str]) -> None:
+        """Close the connections of tabs `sids`: they reconnect, and resume where they are
+        served (a tab of another worker through its worker)."""
+        from webapp.realtime import transport
+
+        if self.span is not None:
+            sids = self.span.hang_up(sids)
+        for sid in sids:
+            transport.hang_up(self.socketio.server.eio, self.outbox._eio_sid(sid))
+
     def enter_room(self, sid: str, session: Session) -> bool:
         """Put tab `sid` (already attached to `session` by the manager) in the session's
         room; False, with the tab detached again, when the tab disconnected meanwhile: a
         handler runs in its own thread, and a disconnect handled before it would otherwise
         leave a dead tab in `session.tabs` (the session never idles) and Socket.IO raise
-        KeyError for the unknown sid (ci13, a forking attacker hanging up)."""
+        KeyError for the unknown sid (ci13, a forking attacker hanging up). A tab of
+        another worker joins it through its worker (its departure is handled in order with
+        its events, never meanwhile)."""
+        if self.span is not None and self.span.is_remote(sid):
+            self.span.enter_room(sid, session.room)
+            return True
         server = self.socketio.server
         with contextlib.suppress(KeyError):  # the connection is gone from Socket.IO's rooms
             server.enter_room(sid, session.room, namespace="/")
@@ -107,6 +125,12 @@ class Realtime:
         # handler attached it, so the handler undoes its own attach.
         self.manager.detach(sid)
         return False
+
+    def leave_room(self, sid: str, room: str) -> None:
+        if self.span is not None and self.span.is_remote(sid):
+            self.span.leave_room(sid, room)
+        else:
+            self.socketio.server.leave_room(sid, room, namespace="/")
 
     def send_snapshot(self, session: Session, *, to_room: bool, sid: str = "") -> None:
         """Under the session's lock: a fresh snapshot to every tab (history changed) or to
