@@ -1,7 +1,7 @@
 """Seek cost, snapshot size and session memory for the worst valid scenario (issue 12).
 
-    python bench/seek.py [--scenario worst|crash-loop|all] [--horizon 7200] [--random 20]
-                         [--limit-gb 3] [--timeout 600]
+    python bench/seek.py [--scenario worst|crash-loop|cluster-crash-loop|rollouts|all]
+                         [--horizon 7200] [--random 20] [--limit-gb 3] [--timeout 600]
 
 The worst valid scenario is the one the attack audit found: 20 containers, each with
 three exec probes (startup, liveness, readiness) every second. For one session
@@ -12,6 +12,11 @@ server runs it, in slices (webapp/sessions/slices.py: the CPU time of each slice
 one request or one seek-loop pass costs); the CPU time of POST /api/share for a link at the
 horizon (checked up to its last action within a bound, `checkedUntil`); and the session's
 memory there (tracemalloc: what the session and its Simulation hold once built).
+
+Two cluster runs (engine/cluster.py) too: `cluster-crash-loop`, the worst within the limits
+(a Deployment of 100 Pods, each with three exec probes every second, every container exiting
+after 10 s: 100 Pods crash-looping for the whole horizon), and `rollouts` (bench/engine.py's
+10-replica Deployment at 20 requests/s with three rolling updates).
 
 The measurement runs in a child process with its address space capped (RLIMIT_AS) and a
 timeout, so that a regression cannot exhaust the shared machine. Prints figures only.
@@ -69,7 +74,46 @@ def crash_loop_scenario() -> str:
     )
 
 
-SCENARIOS = {"worst": worst_scenario, "crash-loop": crash_loop_scenario}
+def cluster_crash_loop_scenario(replicas: int = 100) -> str:
+    """The worst cluster run within the limits (docs/workloads.md): a Deployment of 100 Pods
+    (the most at once), each container with startup, liveness and readiness exec probes
+    every second, exiting with code 1 after 10 s, so every Pod crash-loops for the horizon."""
+    probes = "".join(
+        f"        {probe}:\n          exec: {{command: [cat, /tmp/ok]}}\n"
+        "          periodSeconds: 1\n"
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe")
+    )
+    return (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+        f"  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec:\n      containers:\n"
+        "      - name: app\n        image: busybox:1.36\n"
+        '        command: ["sh", "-c", "touch /tmp/ok && sleep 1d"]\n'
+        + probes
+        + "---\napiVersion: playground/v1\nkind: Simulation\nmetadata: {name: cluster-crash}\n"
+        "containers:\n  app: {exitAfterSeconds: 10, exitCode: 1}\n"
+    )
+
+
+def rollouts_scenario() -> str:
+    """bench/engine.py's 10-replica Deployment behind a Service at 20 requests/s with three
+    rolling updates in the first hour."""
+    from bench.engine import ROLLOUTS
+
+    return ROLLOUTS
+
+
+SCENARIOS = {
+    "worst": worst_scenario,
+    "crash-loop": crash_loop_scenario,
+    "cluster-crash-loop": cluster_crash_loop_scenario,
+    "rollouts": rollouts_scenario,
+}
+# The action near the horizon of the share POST row, per scenario (one that applies there).
+LATE_ACTION = {
+    "cluster-crash-loop": {"action": "scale", "name": "web", "replicas": 99},
+    "rollouts": {"action": "scale", "name": "web", "replicas": 9},
+}
 
 
 def child(horizon: float, points: int, name: str) -> None:
@@ -116,7 +160,7 @@ def child(horizon: float, points: int, name: str) -> None:
               f"{costs[len(costs) // 2]:.1f} ms CPU", flush=True)  # fmt: skip
     del session
     sliced(text, horizon)
-    share_post(text, horizon)
+    share_post(text, horizon, name)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     session = Session(Simulation.from_yaml(text), end=horizon)
@@ -158,7 +202,7 @@ def sliced(text: str, horizon: float) -> None:
               f"{sum(values) / 1000:.2f} s in all", flush=True)  # fmt: skip
 
 
-def share_post(text: str, horizon: float) -> None:
+def share_post(text: str, horizon: float, name: str) -> None:
     """POST /api/share with the scenario at the horizon and one action near its end, as
     the route runs it (webapp/routes.py): bounded, with `checkedUntil`."""
     import tempfile
@@ -169,8 +213,8 @@ def share_post(text: str, horizon: float) -> None:
     app = create_app({"TESTING": True, "PLAYGROUND_DB": f"{folder}/links.sqlite3",
                       "SESSION_SCHEDULER": False})  # fmt: skip
     http = app.test_client()
-    action = {"at": horizon - 200, "action": "set-probe", "container": "c1",
-              "probe": "readiness", "healthy": False}  # fmt: skip
+    action = {"at": horizon - 200, **LATE_ACTION.get(name, {"action": "set-probe",
+              "container": "c1", "probe": "readiness", "healthy": False})}  # fmt: skip
     for label, actions in (("no actions", []), (f"an action at {horizon - 200:.0f} s", [action])):
         start = time.process_time()
         answer = http.post("/api/share", json={"yaml": text, "actions": actions, "at": horizon})

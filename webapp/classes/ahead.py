@@ -10,8 +10,7 @@ be a replay from second 0 in the request: seconds of CPU at 7200 s of a crash-lo
 Now it starts from a checkpoint of the session's run as it is (`Simulation.checkpoint()`,
 a few ms), or the session's nearest stored checkpoint before `until`, and runs at most
 ASK_EVENTS engine events or ASK_CPU_SECONDS of thread CPU; past that it is refused with
-`question_too_costly` (a cluster run has no checkpoints, so its look ahead is a replay from
-0, bounded the same way). The caller charges the CPU to the session's budgets
+`question_too_costly` (a cluster run's look ahead too, from its own checkpoints). The caller charges the CPU to the session's budgets
 (`Realtime.working`). The result is the same as the replay from 0, event for event.
 
 A session that must end up at a far moment (a fork, a hand-out at `at`, a teacher session
@@ -62,7 +61,7 @@ def capture(session: Any, until: float) -> Look:
         sim = session.sim
         actions = [dict(a) for a in session.actions if a["at"] <= until]
         checkpoint = None
-        if hasattr(sim, "checkpoints"):  # engines with checkpoints (not cluster runs)
+        if hasattr(sim, "checkpoints"):  # engines with checkpoints (both runs, not doubles)
             checkpoint = sim.checkpoint() if sim.now <= until else None
             if checkpoint is None or not checkpoint.fits(
                 sim.scenario, actions, session.seed, sim.horizon_ms

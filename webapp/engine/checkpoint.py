@@ -17,8 +17,10 @@ a kill in progress). Callers take the next chance.
 from __future__ import annotations
 
 import bisect
+import gc
 import io
 import pickle
+import struct
 import zlib
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,6 +32,11 @@ _VERSIONS = "versions"
 _SCENARIO = "scenario"
 _POD, _STATUS, _SPEC = "pod", "status", "spec"
 _STORE = "store"
+# A cluster run's checkpoint up to this size is taken after the store's min_work / max_work
+# events, a larger one after proportionally more (a one-Pod run's always after those).
+WORK_BYTES = 8_000
+_WATCH = "watch"  # a cluster run's watch of every Pod
+_ROLLOUTS = "rollouts"  # ... and its Deployments' versions
 _IN_HISTORY = "in-history"  # a checkpoint's Pod: the last version of its watch history
 
 
@@ -73,6 +80,73 @@ class Checkpoint:
         if len(actions) < count or list(actions[:count]) != list(self.actions):
             return False
         return all(_ms(action.get("at", 0)) >= self.at_ms for action in actions[count:])
+
+    def rebased(self, sim: Any) -> Checkpoint | None:
+        """This checkpoint sharing ``sim``'s logs instead of its own (``sim`` is on its
+        history), or None when it already does or cannot (the logs are shorter)."""
+        transitions, versions = sim._log.items, sim.pod_versions
+        if self.transitions is transitions:
+            return None
+        if self.transition_count <= len(transitions) and self.version_count <= len(versions):
+            return replace(self, transitions=transitions, versions=versions)
+        return None
+
+    def restore(self) -> Any:
+        return restore(self)
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterCheckpoint:
+    """The state of a ClusterSimulation (engine/cluster.py) at ``at_ms``: as a
+    :class:`Checkpoint`, but each Pod's run shares its transition log and watch versions
+    (and the cluster its watch of every Pod) with the run it was taken from; ``logs`` holds,
+    per Pod run in creation order, ``(transitions, count, versions, count)``."""
+
+    at_ms: int
+    actions: tuple[dict, ...]
+    seed: int
+    horizon_ms: int
+    scenario: Any
+    state: bytes
+    watch: list  # the cluster's watch of every Pod, shared: its first `watch_count` items
+    watch_count: int
+    logs: tuple[tuple[Any, int, list, int], ...]
+    # Each Deployment's versions (what `rollout status` reads), shared: (name, list, count)
+    rollouts: tuple[tuple[str, list, int], ...] = ()
+    keys: tuple[Any, ...] = ()  # what each memo index of `state` refers to (take_cluster)
+
+    at = Checkpoint.at
+    fits = Checkpoint.fits
+
+    @property
+    def size(self) -> int:
+        return len(self.state) + 64 * len(self.actions) + 200 + 32 * len(self.logs)
+
+    def rebased(self, sim: Any) -> ClusterCheckpoint | None:
+        runs = sim.created
+        if len(runs) < len(self.logs) or len(sim.watch_versions) < self.watch_count:
+            return None
+        rollouts = []
+        for name, _, count in self.rollouts:
+            versions = sim.deployment_versions.get(name)
+            if versions is None or len(versions) < count:
+                return None
+            rollouts.append((name, versions, count))
+        logs = []
+        for (_, t_count, _, v_count), run in zip(self.logs, runs, strict=False):
+            if t_count > len(run._log.items) or v_count > len(run.pod_versions):
+                return None
+            logs.append((run._log.items, t_count, run.pod_versions, v_count))
+        if (
+            self.watch is sim.watch_versions
+            and all(mine[0] is theirs[0] for mine, theirs in zip(self.logs, logs, strict=True))
+            and all(m[1] is t[1] for m, t in zip(self.rollouts, rollouts, strict=True))
+        ):
+            return None
+        return replace(self, watch=sim.watch_versions, logs=tuple(logs), rollouts=tuple(rollouts))
+
+    def restore(self) -> Any:
+        return _restore_cluster(self)
 
 
 def _ms(seconds: Any) -> int:
@@ -137,8 +211,10 @@ def take(sim: Any) -> Checkpoint | None:
     )
 
 
-def restore(checkpoint: Checkpoint) -> Any:
+def restore(checkpoint: Checkpoint | ClusterCheckpoint) -> Any:
     """A new Simulation in the checkpoint's state; the checkpoint stays as it was."""
+    if isinstance(checkpoint, ClusterCheckpoint):
+        return _restore_cluster(checkpoint)
     transitions = checkpoint.transitions.head(checkpoint.transition_count)
     versions = checkpoint.versions[: checkpoint.version_count]
     objects = checkpoint.objects
@@ -155,6 +231,117 @@ def restore(checkpoint: Checkpoint) -> Any:
     # copies, the very objects the restored log extends, in their places.
     for run in sim._log._runs.values():
         transitions[run[0]["seq"]] = run[0]
+    return sim
+
+
+def take_cluster(sim: Any) -> ClusterCheckpoint | None:
+    """A checkpoint of a ClusterSimulation now, or None while a kubelet step of any of its
+    Pods is under way (one clock: ``clock.processes`` counts them all).
+
+    The shared objects go into the pickler's memo beforehand (a ``persistent_id`` would be
+    a Python call for each of the run's 250,000 objects, most of a 100-Pod checkpoint's
+    cost); :func:`_restore_cluster` puts them in the unpickler's memo at the same indices."""
+    if sim.clock.processes:
+        return None
+    if sim.dirty:
+        sim._flush_pods()
+    keys: list[Any] = [_SCENARIO, _WATCH]
+    objects: list[Any] = [sim.scenario, sim.watch_versions]
+    if sim.checkpoints is not None:
+        keys.append(_STORE)
+        objects.append(sim.checkpoints)
+    logs = []
+    seen: set[int] = set()  # Pods of one template may share a spec object
+    for index, run in enumerate(sim.created):
+        transitions, versions = run._log.items, run.pod_versions
+        keys += [(_TRANSITIONS, index), (_VERSIONS, index)]
+        objects += [transitions, versions]
+        pod = run._pod
+        if pod is not None and versions and versions[-1][2] is pod:
+            # found again as the last watch version, with its status and spec (the
+            # kubelet's status and the Pod's spec as last written are those objects)
+            keys.append((_POD, index))
+            objects.append(pod)
+            for part in (_STATUS, _SPEC):
+                value = pod.get(part)
+                if isinstance(value, dict) and id(value) not in seen:
+                    keys.append((part, index))
+                    objects.append(value)
+                    seen.add(id(value))
+        logs.append((transitions, len(transitions), versions, len(versions)))
+    rollouts = []
+    for name, versions in sim.deployment_versions.items():  # (t, copy) items, only appended
+        keys.append((_ROLLOUTS, name))
+        objects.append(versions)
+        rollouts.append((name, versions, len(versions)))
+    assert len({id(obj) for obj in objects}) == len(objects)
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.memo = {id(obj): (index, obj) for index, obj in enumerate(objects)}
+    pickler.dump(sim)
+    return ClusterCheckpoint(
+        at_ms=sim.clock.now_ms,
+        actions=tuple(dict(action) for action in sim.actions),
+        seed=sim.seed,
+        horizon_ms=sim.horizon_ms,
+        scenario=sim.scenario,
+        state=zlib.compress(buffer.getvalue(), 1),
+        watch=sim.watch_versions,
+        watch_count=len(sim.watch_versions),
+        logs=tuple(logs),
+        rollouts=tuple(rollouts),
+        keys=tuple(keys),
+    )
+
+
+def _memo_prologue(count: int) -> bytes:
+    """Opcodes that put ``persistent_load(i)`` at memo index ``i`` for i < count (what the
+    pickler's memo held before it pickled the state: it refers to them by index)."""
+    out = bytearray(b"\x80" + bytes([pickle.HIGHEST_PROTOCOL]))
+    for index in range(count):
+        # BININT index, BINPERSID, MEMOIZE, POP
+        out += b"J" + struct.pack("<i", index) + b"Q\x94" + b"0"
+    return bytes(out)
+
+
+class _MemoUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, objects: list[Any]) -> None:
+        super().__init__(file)
+        self._objects = objects
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self._objects[pid]
+
+
+def _restore_cluster(checkpoint: ClusterCheckpoint) -> Any:
+    watch = checkpoint.watch[: checkpoint.watch_count]
+    shared: dict[Any, Any] = {_SCENARIO: checkpoint.scenario, _WATCH: watch, _STORE: None}
+    for index, (transitions, t_count, versions, v_count) in enumerate(checkpoint.logs):
+        shared[(_TRANSITIONS, index)] = transitions.head(t_count)
+        head = type(versions)._restore(watch, list(versions[:v_count]))
+        shared[(_VERSIONS, index)] = head
+        if v_count:
+            pod = head[-1][2]
+            shared[(_POD, index)] = pod
+            shared[(_STATUS, index)] = pod.get(_STATUS)
+            shared[(_SPEC, index)] = pod.get(_SPEC)
+    for name, versions, count in checkpoint.rollouts:
+        shared[(_ROLLOUTS, name)] = versions[:count]
+    objects = [shared[key] for key in checkpoint.keys]
+    data = _memo_prologue(len(objects)) + zlib.decompress(checkpoint.state)
+    # Unpickling makes a quarter of a million objects: the cyclic collector would walk the
+    # whole heap several times meanwhile (most of a restore's time), to find nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        sim = _MemoUnpickler(io.BytesIO(data), objects).load()
+    finally:
+        if collecting:
+            gc.enable()
+    for run in sim.created:  # the open probe runs as pickled (see restore)
+        items = run._log.items
+        for open_run in run._log._runs.values():
+            items[open_run[0]["seq"]] = open_run[0]
     return sim
 
 
@@ -180,7 +367,12 @@ class CheckpointStore:
         self.budget = budget
         self.min_work = min_work
         self.max_work = max_work
-        self.items: list[Checkpoint] = []  # by at_ms
+        self.items: list[Checkpoint | ClusterCheckpoint] = []  # by at_ms
+        # The work between two checkpoints of a cluster run grows with their size (100 Pods'
+        # are ten times a Pod's): taking one costs about its size, so checkpointing stays a
+        # small part of the run's work whatever the number of Pods.
+        self.scale = 1.0
+        self.min_scale = 1.0
 
     @property
     def size(self) -> int:
@@ -191,14 +383,18 @@ class CheckpointStore:
         be, once the run has done ``max_work`` events one by one since its last, or has
         entered a new interval of virtual time after at least ``min_work`` of them: so a
         resumed replay redoes at most ``max_work`` events (coasted probe ticks cost next to
-        nothing and do not count). Where this history already has a checkpoint since the
+        nothing and do not count). For a cluster run ``max_work`` grows by ``scale``, its
+        last checkpoint's size over WORK_BYTES (at least 1), and a new interval needs as
+        much work: its events are dense and a checkpoint costs about its size. Where this history already has a checkpoint since the
         run's last, the run only lends it its logs (:meth:`_rebase`)."""
         mark = sim.checkpoint_mark
         at_ms, steps = mark if mark is not None else (None, 0)
         work = sim.clock.steps - steps
         now_ms = sim.clock.now_ms
         new_interval = at_ms is None or now_ms // self.interval_ms != at_ms // self.interval_ms
-        if work < self.max_work and not (new_interval and work >= self.min_work):
+        if work < self.max_work * self.scale and not (
+            new_interval and work >= self.min_work * self.min_scale
+        ):
             return
         if sim.clock.processes:
             return  # a kubelet step is under way: try again after the next event
@@ -212,8 +408,12 @@ class CheckpointStore:
                 self._rebase(sim, index)
                 return
         sim.checkpoint_mark = (now_ms, sim.clock.steps)  # part of the state: set it first
-        checkpoint = take(sim)
+        checkpoint = sim.checkpoint()
         if checkpoint is not None:
+            if isinstance(checkpoint, ClusterCheckpoint):
+                # a cluster run's events are dense (controllers, traffic): by work alone
+                self.scale = max(1.0, checkpoint.size / WORK_BYTES)
+                self.min_scale = self.scale * self.max_work / self.min_work
             self.add(checkpoint)
 
     def adopt(self, sim: Any) -> None:
@@ -226,13 +426,13 @@ class CheckpointStore:
         """The first ``index`` checkpoints of ``sim``'s history share ``sim``'s logs: for the
         same history the logs agree item for item up to each checkpoint (closed items never
         change again; the open ones each checkpoint keeps in its own state)."""
-        transitions, versions = sim._log.items, sim.pod_versions
         for i in range(index):
             item = self.items[i]
-            if item.transitions is transitions or not _same_history(item, sim):
+            if not _same_history(item, sim):
                 continue
-            if item.transition_count <= len(transitions) and item.version_count <= len(versions):
-                self.items[i] = replace(item, transitions=transitions, versions=versions)
+            rebased = item.rebased(sim)
+            if rebased is not None:
+                self.items[i] = rebased
 
     def add(self, checkpoint: Checkpoint) -> None:
         at = [item.at_ms for item in self.items]

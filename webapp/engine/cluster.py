@@ -24,6 +24,9 @@ from webapp.engine import scheduler
 from webapp.engine.actions import ActionError
 from webapp.engine.api.events import ObjectReference
 from webapp.engine.apiserver.defaults import apply_pod_defaults
+from webapp.engine.checkpoint import CheckpointStore, ClusterCheckpoint
+from webapp.engine.checkpoint import restore as restore_checkpoint
+from webapp.engine.checkpoint import take_cluster as take_cluster_checkpoint
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers import disruption as disruption_controller
 from webapp.engine.controllers import job as job_controller
@@ -33,6 +36,9 @@ from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
 from webapp.engine.controllers.rules import job as job_rules
 from webapp.engine.core.clock import URGENT
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
+from webapp.engine.kubelet.coasting import coast
+from webapp.engine.kubelet.kubelet import Kubelet
+from webapp.engine.kubelet.probes import ProbeWorker
 from webapp.engine.simulation import MAX_ACTIONS, WORKLOAD_RUNNER, Simulation, init_run
 from webapp.engine.traffic import Traffic
 from webapp.manifest import DEFAULT_HORIZON_SECONDS
@@ -71,6 +77,42 @@ class _WatchTee(list):
         return tee
 
 
+class CountedRandom(random.Random):
+    """A Pod's ``random.Random(seed)`` that pickles as its seed and how many 32-bit words it
+    has drawn (a checkpoint of 100 Pods would otherwise hold 100 Mersenne Twister states,
+    2.5 KB each and incompressible); unpickling seeds it again and draws that many words,
+    so it goes on exactly where it was. Every draw goes through ``random()`` (two words)
+    or ``getrandbits(k)`` (one word per started 32 bits; the other methods call these two,
+    as ``random.Random`` does), which count."""
+
+    def __init__(self, seed: str | int) -> None:
+        self.words = 0
+        self._seed = seed
+        super().__init__(seed)
+
+    def random(self) -> float:
+        self.words += 2
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        self.words += (k + 31) // 32
+        return super().getrandbits(k)
+
+    def __reduce__(self) -> Any:
+        return (CountedRandom._resume, (self._seed, self.words))
+
+    @staticmethod
+    def _resume(seed: str | int, words: int) -> CountedRandom:
+        rng = CountedRandom(seed)
+        left = words
+        while left > 0:  # one call draws exactly ceil(k / 32) words
+            chunk = min(left, 1 << 15)
+            random.Random.getrandbits(rng, 32 * chunk)
+            left -= chunk
+        rng.words = words
+        return rng
+
+
 class PodRun(Simulation):
     """One Pod of the cluster, created by a controller at the cluster's current time."""
 
@@ -79,7 +121,7 @@ class PodRun(Simulation):
         self.horizon_ms = cluster.horizon_ms
         self.scenario = cluster.scenario
         self.seed = seed
-        self.rng = random.Random(seed)
+        self.rng = CountedRandom(seed)
         self.clock = cluster.clock
         self.recorder = cluster.recorder
         self.actions = []
@@ -178,17 +220,20 @@ class ClusterSimulation:
     """A deterministic run of a workload scenario (same API as :class:`Simulation`)."""
 
     max_actions = MAX_ACTIONS
-    coasting = False
+    # Steady probe ticks of every Pod are done many at once (kubelet/coasting.py), with the
+    # same result as one by one; False runs every tick on its own (the tests compare both).
+    coasting = True
 
     def __init__(
         self, scenario: Any, seed: int = 0, horizon: float = DEFAULT_HORIZON_SECONDS
     ) -> None:
-        init_run(self, scenario, seed, horizon)
-        self.names = random.Random(f"{seed}/names")  # generated names and UIDs
+        init_run(self, scenario, seed, horizon, rng=CountedRandom)
+        self.names = CountedRandom(f"{seed}/names")  # generated names and UIDs
         document = scenario.simulation
         # every Pod's watch versions (t, "ADDED"|"MODIFIED"|"DELETED", pod), in order
         self.watch_versions: list[tuple[float, str, dict]] = []
         self.runs: dict[str, PodRun] = {}  # every Pod ever created, in creation order
+        self.created: list[PodRun] = []  # ... with those whose name a later Pod took again
         self._owned: dict[str, dict[str, PodRun]] = {}  # owner uid -> its Pods not yet removed
         self.dirty: dict[str, PodRun] = {}  # Pods whose object must be rebuilt
         self.deployments: dict[str, dict] = {}
@@ -213,6 +258,10 @@ class ClusterSimulation:
         self._syncing = False
         self.focus_name: str | None = None
         self._limit_reported = False
+        self.checkpoints: CheckpointStore | None = None  # where to keep checkpoints, if anywhere
+        self.checkpoint_mark: tuple[int, int] | None = None  # (ms, clock steps) of the last one
+        self._coast_misses = 0  # coasting tries that found nothing steady, in a row (at most 6)
+        self._coast_wait = 0  # probe instants to let pass before trying again
         for workload in scenario.workloads:
             self._create_workload(workload)
         traffic = document.get("traffic")
@@ -410,6 +459,7 @@ class ClusterSimulation:
         seed = f"{self.seed}/pod/{name}" + (f"/{len(self.gone)}" if earlier is not None else "")
         run = PodRun(self, pod, seed=seed)
         self.runs[name] = run
+        self.created.append(run)
         self._owned.setdefault(_owner_uid(pod), {})[name] = run
         if self.focus_name is None:
             self.focus_name = name
@@ -574,6 +624,8 @@ class ClusterSimulation:
     def _run_until(self, until_ms: int, stop: Any = None) -> bool:
         until_ms = min(until_ms, self.horizon_ms)
         clock = self.clock
+        checkpoints = self.checkpoints
+        tried = None
         moved = False  # a stopped call still runs at least one instant: slices always progress
         while True:
             next_ms = clock.peek()
@@ -581,32 +633,49 @@ class ClusterSimulation:
                 break
             if stop is not None and moved and next_ms > clock.now_ms and stop():
                 return False
+            if self.coasting and next_ms != tried:
+                timer = clock.peek_timer()
+                if timer is not None and isinstance(timer.tag, ProbeWorker):
+                    tried = next_ms  # one try per instant: steady ticks are done at once
+                    if self._coast_wait > 0:
+                        self._coast_wait -= 1
+                    elif coast(self._kubelets(), clock, until_ms):
+                        self._coast_misses = 0
+                        if checkpoints is not None:
+                            checkpoints.offer(self)
+                        continue
+                    else:  # not steady now: try again after a few instants, fewer if it misses
+                        self._coast_misses = min(self._coast_misses + 1, 6)
+                        self._coast_wait = 2**self._coast_misses
             clock.step()
             moved = True
             if self.dirty:
                 self._flush_pods()
+            if checkpoints is not None:
+                checkpoints.offer(self)
         clock.now_ms = max(clock.now_ms, until_ms)
+        if checkpoints is not None:
+            checkpoints.offer(self)
         return True
 
-    def checkpoint(self) -> None:
-        return None  # a cluster run is rebuilt by replay (no checkpoints yet)
+    def _kubelets(self) -> list[Kubelet]:
+        """The kubelet of every Pod that has one: each probe worker on the clock is one of
+        theirs, so coasting sees every tick it must order (kubelet/coasting.py)."""
+        return [run.kubelet for run in self.created if run.kubelet is not None]
+
+    def checkpoint(self) -> ClusterCheckpoint | None:
+        """This run's whole state now, to resume from (None while a kubelet step of any Pod
+        is under way: engine/checkpoint.py)."""
+        return take_cluster_checkpoint(self)
 
     @classmethod
-    def replay(cls, scenario: Any, actions: list[dict], until: float, seed: int = 0,
-               horizon: float = DEFAULT_HORIZON_SECONDS, checkpoints: Any = None) -> ClusterSimulation:  # fmt: skip
-        """Rebuild by re-running from t=0 with each logged action at its time (a cluster
-        run has no checkpoints yet: ``checkpoints`` is ignored, and the run has no
-        ``checkpoints`` attribute, so a session seeks by replay)."""
-        sim = cls(scenario, seed=seed, horizon=horizon)
-        until_ms = min(to_ms(until), sim.horizon_ms)
-        for action in actions:
-            at_ms = to_ms(action.get("at", 0))
-            if at_ms > until_ms:
-                break
-            sim._run_until(at_ms)
-            sim.act({k: v for k, v in action.items() if k != "at"})
-        sim._run_until(until_ms)
-        return sim
+    def restore(cls, checkpoint: ClusterCheckpoint) -> ClusterSimulation:
+        """A new run in the checkpoint's state; it runs on exactly as the original would."""
+        return restore_checkpoint(checkpoint)
+
+    # Rebuild by re-running from t=0 with each logged action at its time, or from the
+    # latest checkpoint of ``checkpoints`` that fits (the same result, only faster).
+    replay = classmethod(Simulation.replay.__func__)
 
     # -- actions --------------------------------------------------------------------------
 

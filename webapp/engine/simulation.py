@@ -970,7 +970,7 @@ def share_unchanged(new: Any, old: Any) -> None:
                 share_unchanged(value, before)
 
 
-def init_run(sim: Any, scenario: Any, seed: int, horizon: float) -> None:
+def init_run(sim: Any, scenario: Any, seed: int, horizon: float, rng: type = random.Random) -> None:
     """What a run of one Pod and a run of a cluster (engine/cluster.py) both start from:
     horizon, seeded randomness, clock, event recorder, the Simulation document's container
     behaviours and image catalogue, the scenario's ConfigMaps, Secrets, Services and Nodes.
@@ -978,7 +978,7 @@ def init_run(sim: Any, scenario: Any, seed: int, horizon: float) -> None:
     sim.horizon_ms = _checked_horizon(scenario, horizon)
     sim.scenario = scenario
     sim.seed = seed
-    sim.rng = random.Random(seed)
+    sim.rng = rng(seed)  # a cluster run's is a CountedRandom: the same draws, pickled small
     sim.clock = Clock()
     sim.recorder = EventRecorder()
     sim.actions = []

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask_socketio import SocketIO
+from socketio.manager import Manager
 
 from webapp.realtime import transport
 from webapp.sessions.wire import WirePayload, transition_table
@@ -94,7 +95,11 @@ class Outbox:
         skipped = set(skip)
         plain: list[str] = []
         tables: list[str] = []
+        shared: list[tuple[Any, bool]] = []  # (engine.io socket, takes the table)
+        deflated: list[tuple[str, Any, bool]] = []  # (sid, engine.io socket, table)
         server = self._server
+        sockets = server.eio.sockets
+        direct = self.local or type(server.manager) is Manager
         for sid, eio_sid in list(server.manager.get_participants(NAMESPACE, to)):
             if sid in skipped:
                 continue
@@ -103,11 +108,31 @@ class Outbox:
             elif transport.queued_bytes(server.eio, eio_sid) > self.soft_bytes:
                 self.fall_behind(sid)
                 skipped.add(sid)
-            elif sid in self.table_tabs and event in TABLE_EVENTS:
-                tables.append(sid)
             else:
-                plain.append(sid)
-        compact = as_table(payload) if tables else payload
+                table = sid in self.table_tabs and event in TABLE_EVENTS
+                sock = sockets.get(eio_sid) if direct else None
+                if transport.shares_frames(sock):
+                    shared.append((sock, table))
+                    skipped.add(sid)
+                elif transport.deflates_inline(sock):
+                    deflated.append((sid, sock, table))
+                    skipped.add(sid)
+                else:
+                    (tables if table else plain).append(sid)
+        wants_table = tables or any(t for _, t in shared) or any(t for _, _, t in deflated)
+        compact = as_table(payload) if wants_table else payload
+        if shared:
+            self._write_shared(event, payload, compact, shared)
+        if deflated:
+            texts: dict[bool, str] = {}
+            for sid, sock, table in deflated:
+                form = table and compact is not payload
+                text = texts.get(form)
+                if text is None:
+                    text = texts[form] = self._text(event, compact if form else payload)
+                if not transport.write_deflated(sock, text):  # packets wait: behind them
+                    skipped.discard(sid)
+                    (tables if table else plain).append(sid)
         if compact is payload:
             plain += tables
             tables = []
@@ -119,6 +144,28 @@ class Outbox:
             self.socketio.emit(event, payload, to=to, skip_sid=[*skipped, *tables] or None, **extra)
         if self.remote is not None:
             self.remote(event, payload, to, list(skip))
+
+    def _write_shared(
+        self, event: str, payload: Any, compact: Any, tabs: list[tuple[Any, bool]]
+    ) -> None:
+        """One text and one frame per payload form, whatever the number of tabs: the same
+        bytes go to each (`transport.write_frame`)."""
+        frames: dict[bool, transport.Frame] = {}
+        for sock, table in tabs:
+            form = table and compact is not payload
+            data = frames.get(form)
+            if data is None:
+                text = self._text(event, compact if form else payload)
+                data = frames[form] = transport.frame(text)
+            transport.write_frame(sock, data)
+
+    def _text(self, event: str, payload: Any) -> str:
+        """The engine.io message of Socket.IO event `event` as python-socketio encodes it
+        for a room (`Manager.emit`: "4" for an engine.io MESSAGE, "2" for a Socket.IO EVENT
+        on the default namespace, then the JSON of `[event, payload]` made by its `json`
+        module), without its search for binary attachments (what we send is JSON only)."""
+        dumps = self._server.packet_class.json.dumps
+        return "42" + dumps([event, payload], separators=(",", ":"))
 
     # -- lagging tabs -----------------------------------------------------------------------
 

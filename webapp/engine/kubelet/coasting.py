@@ -24,16 +24,21 @@ if TYPE_CHECKING:
 MIN_TICKS = 2  # coast only when it saves at least this many ticks of one worker
 
 
-def coast(kubelet: Kubelet, clock: Clock, until_ms: int) -> bool:
+def coast(kubelets: Kubelet | list[Kubelet], clock: Clock, until_ms: int) -> bool:
     """Do every periodic probe tick due before the first other event (and not after
     ``until_ms``) at once, when every one of them is steady. False when it did nothing: the
-    next tick must then run for real."""
+    next tick must then run for real. ``kubelets``: the run's kubelet, or (a cluster run,
+    engine/cluster.py) the kubelets of all its Pods on the shared clock, which must own
+    every probe worker's timer on it: ticks of different Pods are ordered together."""
+    if not isinstance(kubelets, list):
+        kubelets = [kubelets]
     other = clock.earliest_untagged(ProbeWorker)
     limit = until_ms + 1 if other is None else min(other, until_ms + 1)
     # One pass: each worker's steady ticks before the limit; a worker whose steadiness ends
     # sooner (or whose next tick is not steady at all) lowers the limit for all of them.
     found: list[tuple[ProbeWorker, Timer, Repeats]] = []
-    for worker in kubelet.probe_workers():
+    owner: dict[int, Kubelet] = {}
+    for kubelet, worker in ((k, w) for k in kubelets for w in k.probe_workers()):
         timer = worker.timer
         if timer is None or timer.cancelled or timer.at_ms >= limit:
             continue
@@ -47,6 +52,7 @@ def coast(kubelet: Kubelet, clock: Clock, until_ms: int) -> bool:
             continue
         limit = min(limit, timer.at_ms + repeats.count * worker.spec.period_ms)
         found.append((worker, timer, repeats))
+        owner[id(worker)] = kubelet
     # A lower limit only shortens the runs found before it was lowered.
     plans = [(w, t, _trimmed(r, w, t, limit)) for w, t, r in found if t.at_ms < limit]
     if not any(r.count >= MIN_TICKS for _, _, r in plans):
@@ -55,7 +61,7 @@ def coast(kubelet: Kubelet, clock: Clock, until_ms: int) -> bool:
     last_ms = clock.now_ms
     for worker, timer, repeats in plans:
         last = timer.at_ms + (repeats.count - 1) * worker.spec.period_ms
-        kubelet.skip(worker, repeats, last)
+        owner[id(worker)].skip(worker, repeats, last)
         ticked += repeats.count
         last_ms = max(last_ms, last)
     # The next timer of each worker, scheduled in the order its last tick would have been

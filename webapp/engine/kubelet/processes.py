@@ -426,10 +426,12 @@ class PodProcesses:
 
     def probes_skipped(self, record: ContainerRecord, handler: dict, count: int) -> None:
         """``count`` runs of a probe :meth:`steady_probe` found steady were skipped: each
-        would have taken one PID for its exec."""
+        would have taken one PID for its exec (none when the container is not running: no
+        exec happens, as in :meth:`run_probe`)."""
         instance = record.newest
-        if "exec" in handler and instance is not None and instance.process is not None:
-            instance.process.next_pid += count
+        process = None if instance is None or not instance.running else instance.process
+        if "exec" in handler and process is not None:
+            process.next_pid += count
 
     def run_probe(self, record: ContainerRecord, probe_type: str, handler: dict,
                   timeout_ms: int) -> tuple[str, str, bool]:  # fmt: skip
