@@ -504,6 +504,23 @@ class Keeper:
 REDIS_CONNECTIONS = 100  # per worker process
 
 
+def bounded_redis(url: str, max_connections: int) -> Any:
+    """A Redis client on at most `max_connections` connections; a thread that finds them
+    all busy waits for one (up to 5 s) instead of failing: redis-py's default pool raises
+    past 100, and a burst of hundreds of joins or class events answered internal_error
+    (bench/sessions.py, bench/class_workers.py)."""
+    import redis
+
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=5.0,
+        socket_timeout=5.0,
+        socket_connect_timeout=5.0,
+    )
+    return redis.Redis(connection_pool=pool)
+
+
 def init_app(
     app: Any, manager: SessionManager, hang_up: Callable[[list[str]], None]
 ) -> Keeper | None:
@@ -519,19 +536,7 @@ def init_app(
     store: RecordStore
     leases: Any
     if url:
-        import redis
-
-        # At most REDIS_CONNECTIONS connections; a handler that finds them all busy waits
-        # for one (up to 5 s) instead of failing: a burst of hundreds of joins took more
-        # than redis-py's default 100 and answered internal_error (bench/sessions.py).
-        pool = redis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=REDIS_CONNECTIONS,
-            timeout=5.0,
-            socket_timeout=5.0,
-            socket_connect_timeout=5.0,
-        )
-        client = redis.Redis(connection_pool=pool)
+        client = bounded_redis(url, REDIS_CONNECTIONS)
         store = RedisRecords(client, ttl_seconds=idle + 3600)
         token = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(6)}"
         leases = RedisLeases(client, token)

@@ -44,7 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webapp.classes import codes
-from webapp.records import LEASE_MS, PREFIX, RedisLeases
+from webapp.records import LEASE_MS, PREFIX, RedisLeases, bounded_redis
 from webapp.sessions import wire
 
 log = logging.getLogger(__name__)
@@ -482,20 +482,10 @@ def init(app: Any, rt: Any, classes: Any) -> Span | None:
     url = app.config.get("REDIS_URL")
     if not url:
         return None
-    import redis
-
     from webapp.realtime import dispatch
 
-    # Every tab's handler thread may publish at once (a class of 200 joining): they wait
-    # for one of a bounded number of connections (redis-py's default pool refuses past 100).
-    pool = redis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=REDIS_CONNECTIONS,
-        timeout=5.0,
-        socket_timeout=5.0,
-        socket_connect_timeout=5.0,
-    )
-    client = redis.Redis(connection_pool=pool)
+    # Every tab's handler thread may publish at once (a class of 200 joining).
+    client = bounded_redis(url, REDIS_CONNECTIONS)
     span = Span(
         app,
         rt,
