@@ -169,23 +169,27 @@ def test_many_sessions_on_the_real_engine_send_every_transition_once_in_order_wh
 
 def test_a_session_whose_last_tab_leaves_holds_still_where_its_clock_was() -> None:
     """Paced only when something is due, a playing session's engine may be behind its
-    clock when its last tab leaves (a reload); it is brought to the clock's time before
-    it holds still, so the reloaded tab resumes where the page was, not a second earlier
-    (ci18: a reload at 4.12 s resumed at 3.10 s)."""
+    clock when its last tab leaves (a reload); the disconnect handler brings it to the
+    clock's time while the tab still counts, so it holds still where the page was and the
+    reloaded tab resumes there, not a second earlier (ci18: a reload at 4.12 s resumed at
+    3.10 s). Time nobody watched still does not count."""
+    from types import SimpleNamespace
+
+    from webapp.realtime.connection import catch_up_before_leaving
+
     sent = Sent()
     manager = SessionManager(emit=sent, end_seconds=100)
     session = playing(manager, fake(), "tab-1", speed=1.0)
     scheduler = Scheduler(manager)
     scheduler.tick(START)  # anchor: virtual 0 at START
     scheduler.tick(START + 3.0)  # "running" at 3.0 is paced
-    assert session.sim.now == pytest.approx(3.0)
     scheduler.tick(START + 3.5)  # a round: nothing due, the engine stays behind the clock
     assert session.sim.now == pytest.approx(3.0)
-    manager.detach("tab-1")  # the tab reloads
-    scheduler.tick(START + 3.6)
-    assert session.sim.now == pytest.approx(3.6)
-    scheduler.tick(START + 9.0)  # no tab: it holds still
-    assert session.sim.now == pytest.approx(3.6)
+    catch_up_before_leaving(SimpleNamespace(manager=manager), "tab-1")  # type: ignore[arg-type]
+    manager.detach("tab-1")
+    assert session.sim.now == pytest.approx(3.5)
+    scheduler.tick(START + 30.0)  # no tab: it holds still
     manager.attach("tab-2", session)
-    with session.lock:  # the rejoining tab's join
-        assert session.sim.now == pytest.approx(3.6)
+    scheduler.tick(START + 31.0)  # a fresh anchor: no jump for the time nobody watched
+    with session.lock:
+        assert session.sim.now == pytest.approx(3.5)

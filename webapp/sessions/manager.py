@@ -427,17 +427,6 @@ class Scheduler(BackgroundLoop):
         if not session.tabs or session.cpu.spent():
             # Nobody is watching, or the session has used its CPU share: hold still, and
             # take a fresh anchor when it may move again (it plays slower, never in jumps).
-            if not session.tabs and not session.cpu.spent():
-                # The last tab just left. The engine is paced only when something is due,
-                # so it may be up to a resync behind the clock the page showed; bring it
-                # there first, or a reload would resume earlier than the page was (ci18:
-                # 3.10 s after a reload at 4.12 s).
-                try:
-                    with session.cpu.measure():
-                        session.pace(wall_now)
-                except Exception:
-                    log.exception("pacing session failed; pausing it")
-                    session.clock.pause()
             session.clock.reanchor()
             return 0
         with session.cpu.measure():
