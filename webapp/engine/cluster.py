@@ -711,8 +711,7 @@ class ClusterSimulation:
             raise ActionError("too_many_actions", {"limit": self.max_actions},
                               f"This run already has {self.max_actions} actions; "
                               "start it again to act further.")  # fmt: skip
-        next_ms = self.clock.peek()
-        if next_ms is not None and next_ms <= min(self.clock.now_ms, self.horizon_ms):
+        if self.clock.due_by(min(self.clock.now_ms, self.horizon_ms)):
             # A new run has not yet run its second 0; a replay has (it runs to each
             # action's `at`, then acts): catch up first, checking on a caught-up copy so
             # that a refused action still changes nothing (as in Simulation.act).

@@ -355,7 +355,7 @@ class Simulation:
             raise ActionError("too_many_actions", {"limit": self.max_actions},
                               f"This run already has {self.max_actions} actions; "
                               "start it again to act further.")  # fmt: skip
-        if self._behind_now():
+        if self.clock.due_by(min(self.clock.now_ms, self.horizon_ms)):
             # A new run has not yet run what is due at its second 0; a replay always has
             # (it runs to each action's `at`, then acts). Catch up first, so that live and
             # every replay agree; check the action on a caught-up copy before, so that a
@@ -370,12 +370,6 @@ class Simulation:
         if self._dirty:
             self._flush()
         self._run_until(self.clock.now_ms)  # what reacts at once is visible at once
-
-    def _behind_now(self) -> bool:
-        """Whether events due at or before `now` are still queued (only a run that was
-        never advanced is like this: every advance, step and act runs what is due)."""
-        next_ms = self.clock.peek()
-        return next_ms is not None and next_ms <= min(self.clock.now_ms, self.horizon_ms)
 
     # -- outputs ------------------------------------------------------------------------
 

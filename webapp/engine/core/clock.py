@@ -88,6 +88,12 @@ class Clock:
             heapq.heappop(heap)
         return heap[0][0] if heap else None
 
+    def due_by(self, until_ms: int) -> bool:
+        """Whether a live event is queued at or before `until_ms` (a run at `now` that has
+        not yet run what is due then: only one that was never advanced)."""
+        next_ms = self.peek()
+        return next_ms is not None and next_ms <= until_ms
+
     def step(self) -> bool:
         """Run the next live event; False when the queue is empty."""
         if self.peek() is None:
