@@ -30,6 +30,31 @@ def test_the_outgoing_queue_counts_the_bytes_it_holds() -> None:
     assert pending.bytes == 0
 
 
+def test_bytes_the_writer_took_and_has_not_written_are_still_backlog() -> None:
+    # engine.io's writer takes every queued packet at once (Socket.poll), then blocks
+    # writing them to a tab that does not read: the queue is empty, the tab is not caught
+    # up (ci0 on a loaded machine: a silent tab was given a fresh snapshot at seq 4).
+    from webapp.realtime.transport import queued_bytes
+
+    pending = MeteredQueue()
+    pending.direct = True  # a tracked WebSocket: its writer reports each packet written
+    for size in (100, 200, 300):
+        pending.put(packet.Packet(packet.MESSAGE, "x" * size))
+    while not pending.empty():
+        pending.get_nowait()
+    assert (pending.bytes, pending.pending) == (0, 600)
+    sock = SimpleNamespace(queue=pending)
+    eio = SimpleNamespace(sockets={"eio-a": sock})
+    assert queued_bytes(eio, "eio-a") == 600
+    pending.written()  # the first packet went out
+    assert pending.pending == 500
+    pending.written()
+    pending.written()
+    assert pending.pending == 0 and queued_bytes(eio, "eio-a") == 0
+    pending.written()  # a failed write after the last: never below zero
+    assert pending.pending == 0
+
+
 class FakeServer:
     """Just what the outbox reads of python-socketio: participants and queue sizes."""
 

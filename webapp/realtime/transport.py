@@ -47,6 +47,7 @@ sees the messages in the order they go out (docs/limits.md, "Slow and silent cli
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import ctypes.util
@@ -111,13 +112,24 @@ class MeteredQueue(queue.Queue[Any]):
 
     `direct` (set by `TrackedWebSocket` for a connection whose writer thread is the only
     one taking from this queue): `taken` counts the packets the writer has taken and not
-    yet written, so that `write_or_queue` can tell when writing at once keeps the order."""
+    yet written, so that `write_or_queue` can tell when writing at once keeps the order,
+    and `held` the bytes of those packets. engine.io's writer takes every queued packet
+    at once (`Socket.poll`) and then blocks writing them to a client that does not read:
+    those bytes are still the tab's backlog (`pending`), or a silent tab would look caught
+    up while megabytes wait in its writer."""
 
     def _init(self, maxsize: int) -> None:
         super()._init(maxsize)
         self.bytes = 0
         self.direct = False
         self.taken = 0
+        self.held = 0
+        self._held_sizes: collections.deque[int] = collections.deque()
+
+    @property
+    def pending(self) -> int:
+        """Bytes queued plus bytes the writer has taken and not yet written."""
+        return self.bytes + self.held
 
     def _put(self, item: Any) -> None:
         super()._put(item)
@@ -125,15 +137,20 @@ class MeteredQueue(queue.Queue[Any]):
 
     def _get(self) -> Any:
         item = super()._get()
-        self.bytes -= _size(item)
+        size = _size(item)
+        self.bytes -= size
         if self.direct and item is not None:
             self.taken += 1
+            self.held += size
+            self._held_sizes.append(size)
         return item
 
     def written(self) -> None:
         """The writer has written (or failed to write) one packet it took."""
         with self.mutex:
             self.taken = max(0, self.taken - 1)
+            if self._held_sizes:
+                self.held -= self._held_sizes.popleft()
 
     def write_or_queue(self, data: Frame, write: Callable[[Frame], int]) -> int:
         """Send frame `data` in order: `write(data)` (a non-blocking send returning the
@@ -291,9 +308,13 @@ def eio_socket(eio: Any, eio_sid: str | None) -> Any | None:
 
 
 def queued_bytes(eio: Any, eio_sid: str | None) -> int:
-    """Bytes waiting in a connection's outgoing queue (0 for an unknown connection)."""
+    """Bytes waiting to go out on a connection (0 for an unknown connection): those in its
+    outgoing queue and, over a tracked WebSocket, those its writer took and has not yet
+    written (`MeteredQueue.pending`)."""
     sock = eio_socket(eio, eio_sid)
     pending = getattr(sock, "queue", None)
+    if isinstance(pending, MeteredQueue):
+        return pending.pending
     return int(getattr(pending, "bytes", 0))
 
 
