@@ -89,7 +89,8 @@ def derive(container: dict, env: dict[str, str] | None = None) -> Derived:
     script_error = None
     root: Node | None = None
     if script is not None:
-        root, error = commands.parse_cached(script)
+        bash = shell_flavour(posixpath.basename(argv[0]), facts.shell) == "bash"
+        root, error = commands.parse_cached(script, bash)
         if error is not None:
             script_error = _error_entry(error, script, script_field)
             warnings.append(script_error)
@@ -338,7 +339,8 @@ def _text(word: Word) -> str:
 def _describe_simple(node: Node, facts: ImageFacts) -> dict | None:
     if not node.b:
         if node.a:
-            return {"code": "sets", "params": {"names": ", ".join(name for name, _ in node.a)}}
+            names = ", ".join(name.rstrip("+") for name, _ in node.a)
+            return {"code": "sets", "params": {"names": names}}
         return None
     words = [_text(w) for w in node.b]
     base = posixpath.basename(words[0])

@@ -139,8 +139,10 @@ def handles(facts: ImageFacts, argv: list[str]) -> bool:
 
 
 def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
-                  name: str | None = None, unknown: bool = False) -> int | None:  # fmt: skip
-    """Run a long-running program in ``th`` (as the thread itself, or as its child)."""
+                  name: str | None = None, unknown: bool = False,
+                  setup: dict | None = None) -> int | None:  # fmt: skip
+    """Run a long-running program in ``th`` (as the thread itself, or as its child);
+    ``setup``: more state of its own (``tail -f``'s files)."""
     key = name or (None if unknown else program_key(m.facts, argv)) or "unknown"
     base = posixpath.basename(argv[0]) if argv else key
     config = program_config(key)
@@ -160,6 +162,8 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
     interactive = not [a for a in args if not a.startswith("-")] and "-c" not in args
     if key in ("python", "node", "perl") and interactive and program["stdin"] != "<open>":
         return 0  # an interactive interpreter with no terminal reads end-of-file and exits 0
+    if setup:
+        program.update(setup)
     th.program = program
     extra: dict[str, object] = {}
     ports = program_ports(key, config, args)
@@ -173,6 +177,8 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         _vish_stress(m, program, args)
     elif key == "perl-bpi":
         _perl_bpi(m, program, args)
+    elif key == "tail" and program.get("follow"):
+        program["events"].append((m.now + program["period"], "poll", 0))
     for stream, template in config.get("startLogs") or ():
         if key == "python-http" and not (env.get("PYTHONUNBUFFERED") or "-u" in args):
             continue
@@ -374,7 +380,39 @@ def program_event(m: Machine, th: Thread) -> None:
                 m.write(th, stream[0] if stream else 2, line + "\n")
             m.finish_program(th, code)
             return
+        if kind == "poll":
+            tail_poll(m, th, program)
+            program["events"].append((m.now + program["period"], "poll", 0))
     _schedule(m, th)
+
+
+def tail_poll(m: Machine, th: Thread, program: dict) -> None:
+    """One round of ``tail -f``: print what each followed file gained since the last
+    read (busybox tail.c's follow loop: reopen with -F, start over after a truncation)."""
+    busybox = program.get("busybox", True)
+    for entry in program["follow"]:
+        name, path, offset = entry
+        content = m.fs.read(path)
+        if content is None:
+            if offset is not None:
+                entry[2] = None
+                m.write(th, 2, f"tail: {name} has become inaccessible: No such file or directory\n"
+                        if busybox else f"tail: '{name}' has become inaccessible: No such file or directory\n")  # fmt: skip
+            continue
+        if offset is None:
+            m.write(th, 2, f"tail: {name} has appeared; following end of new file\n"
+                    if busybox else f"tail: '{name}' has appeared;  following new file\n")  # fmt: skip
+            offset = 0
+        elif len(content) < offset:
+            if not busybox:
+                m.write(th, 2, f"tail: {name}: file truncated\n")
+            offset = 0
+        if len(content) > offset:
+            if program.get("headers") and program.get("last") != path:
+                m.write(th, 1, f"\n==> {name} <==\n")
+            program["last"] = path
+            m.write(th, 1, content[offset:])
+        entry[2] = len(content)
 
 
 # -- signals ---------------------------------------------------------------------------

@@ -1,0 +1,150 @@
+"""What the documentation's containers run, pasted unchanged (issue 20, item 4).
+
+Fixtures under ``tests/unit/data/docs/`` are kubernetes/website files, byte for byte as
+stored at the commit named:
+- ``indexed-job.yaml``: content/en/examples/application/job/indexed-job.yaml (81dca134),
+  the Job of content/en/docs/tasks/job/indexed-parallel-processing-static.md;
+- ``two-files-counter-pod-streaming-sidecar.yaml``:
+  content/en/examples/admin/logging/two-files-counter-pod-streaming-sidecar.yaml (6ef03d7b),
+  the streaming sidecars of content/en/docs/concepts/cluster-administration/logging.md.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.unit.programs_support import run_until, start
+from webapp.engine import Simulation
+from webapp.kubectl import kubectl_logs, logs_text
+from webapp.kubectl.workloads import describe_job, events_of_object, get_jobs
+
+DOCS = Path(__file__).parent / "data" / "docs"
+ITEMS = ["foo", "bar", "baz", "qux", "xyz"]  # the init container's `items=(…)`
+
+
+def lines(process) -> list[str]:
+    return [line[2] for line in process.log_lines()]
+
+
+# -- indexed-parallel-processing-static.md --------------------------------------------
+
+
+def indexed_job(seconds: float = 120) -> Simulation:
+    sim = Simulation.from_yaml((DOCS / "indexed-job.yaml").read_text())
+    sim.advance(seconds)
+    return sim
+
+
+def test_indexed_parallel_processing_static_md_job_completes() -> None:
+    sim = indexed_job()
+    _header, row = get_jobs(sim.objects("Job"), sim.wall_time()).splitlines()
+    name, status, completions, *_ = row.split()
+    assert (name, status, completions) == ("indexed-job", "Complete", "5/5")
+    (job,) = sim.objects("Job")
+    text = describe_job(job, events_of_object(job, "Job", sim.events()), sim.wall_time())
+    described = [re.sub(r"\s+", " ", line.strip()) for line in text.splitlines()]
+    for line in ("Parallelism: 3", "Completions: 5", "Completed Indexes: 0-4",
+                 "Pods Statuses: 0 Active (0 Ready) / 5 Succeeded / 0 Failed",
+                 "items=(foo bar baz qux xyz)",
+                 "echo ${items[$JOB_COMPLETION_INDEX]} > /input/data.txt"):  # fmt: skip
+        assert line in described
+
+
+def test_indexed_parallel_processing_static_md_each_pod_logs_its_item_reversed() -> None:
+    sim = indexed_job()
+    seen = {}
+    for pod in sim.objects("Pod"):
+        name = pod["metadata"]["name"]
+        index = int(pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"])
+        sim.focus(name)
+        text = logs_text(kubectl_logs(pod, name, sim.logs_by_container_id()))
+        seen[index] = text.splitlines()[-1]
+        init = pod["status"]["initContainerStatuses"][0]["state"]["terminated"]
+        assert (init["reason"], init["exitCode"]) == ("Completed", 0)
+    assert seen == {i: item[::-1] for i, item in enumerate(ITEMS)}
+    assert seen[3] == "xuq"  # the page's `kubectl logs indexed-job-fdhq5`
+
+
+def test_bash_arrays_and_their_expansions() -> None:
+    script = (
+        "items=(foo bar baz qux xyz)\necho ${items[$JOB_COMPLETION_INDEX]} ${items[-1]} $items\n"
+        'echo ${#items[@]} ${#items[1]}; for x in "${items[@]:-}"; do :; done\n'
+        'for x in "${items[@]}"; do printf "%s." $x; done; echo\n'
+        'a[3]=q; a+=(r "s t"); echo "${a[@]}" ${#a[*]}; echo "${b[0]:-unset}"\n'
+        "items[1]+=X; v=1; v+=2; echo ${items[1]} $v ${items[i+1]}end; unset items; echo [${items[0]}]"
+    )
+    process, world = start({"name": "c", "image": "docker.io/library/bash",
+                            "command": ["bash", "-c", script],
+                            "env": [{"name": "JOB_COMPLETION_INDEX", "value": "3"}]})  # fmt: skip
+    run_until(process, world, 5_000)
+    assert lines(process) == ["qux xyz foo", "5 3", "foo.bar.baz.qux.xyz.", "q r s t 3",
+                              "unset", "barX 12 barXend", "[]"]  # fmt: skip
+    assert process.exit_code == 0
+
+
+def test_ash_and_dash_have_no_arrays() -> None:
+    for image, message in (("busybox:1.36", 'sh: syntax error: unexpected "("'),
+                           ("debian:12", 'sh: 1: Syntax error: "(" unexpected')):  # fmt: skip
+        process, world = start({"name": "c", "image": image,
+                                "command": ["sh", "-c", "items=(foo bar)\necho hi"]})  # fmt: skip
+        run_until(process, world, 1_000)
+        assert (process.exit_code, lines(process)) == (2, [message])
+
+
+def test_rev_reverses_each_line_as_busybox_does() -> None:
+    process, world = start({"name": "c", "image": "busybox:1.36",
+                            "command": ["sh", "-c", "printf 'abc\\nxy\\n' > /f; rev /f; rev /nope"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert lines(process) == ["cba", "yx", "rev: can't open '/nope': No such file or directory"]
+    assert process.exit_code == 1
+
+
+# -- logging.md: the streaming sidecars -----------------------------------------------
+
+
+def counter(seconds: float) -> Simulation:
+    sim = Simulation.from_yaml((DOCS / "two-files-counter-pod-streaming-sidecar.yaml").read_text())
+    sim.advance(seconds)
+    return sim
+
+
+def test_two_files_counter_pod_streaming_sidecar_streams_every_line() -> None:
+    sim = counter(60)
+    pod = sim.pod()
+    store = sim.kubelet.processes.stores["varlog"]["files"]
+    for container, file, pattern in (
+        ("count-log-1", "1.log", r"(\d+): \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d UTC \d{4}"),
+        ("count-log-2", "2.log", r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d UTC \d{4} INFO (\d+)"),
+    ):
+        text = logs_text(kubectl_logs(pod, "counter", sim.logs_by_container_id(), container))
+        streamed = text.splitlines()
+        written = store[file].splitlines()
+        # every line the counter wrote, in order, but for the last second's (tail polls
+        # its file once a second)
+        assert streamed == written[: len(streamed)] and len(written) - len(streamed) <= 1
+        numbers = [int(re.fullmatch(pattern, line).group(1)) for line in streamed]
+        assert numbers == list(range(len(streamed))) and len(streamed) >= 55
+
+
+def test_tail_follow_prints_what_a_file_gains_and_waits_for_it_with_F() -> None:
+    script = ("tail -F /w/f & sleep 2; echo one >> /w/f; sleep 2; echo two >> /w/f; "
+              "sleep 2; : > /w/f; echo three >> /w/f; sleep 100")  # fmt: skip
+    process, world = start({"name": "c", "image": "busybox:1.36", "command": ["sh", "-c", script]},
+                           mounts=(("/w", {"files": {}, "dirs": []}, False, ""),))  # fmt: skip
+    run_until(process, world, 10_000)
+    assert lines(process) == [
+        "tail: can't open '/w/f': No such file or directory",
+        "tail: /w/f has appeared; following end of new file", "one", "two", "three",
+    ]  # fmt: skip
+
+
+def test_tail_f_without_a_file_ends_and_gnu_words_it_differently() -> None:
+    process, world = start({"name": "c", "image": "busybox:1.36", "command": ["tail", "-f", "/x"]})
+    run_until(process, world, 1_000)
+    assert process.exit_code == 1
+    assert lines(process) == ["tail: can't open '/x': No such file or directory", "tail: no files"]
+    process, world = start({"name": "c", "image": "debian:12",
+                            "command": ["sh", "-c", "seq 20 > /f; tail -n 3 /f; tail -n +19 -f /f"]})  # fmt: skip
+    run_until(process, world, 3_000)
+    assert process.running and lines(process) == ["18", "19", "20", "19", "20"]
