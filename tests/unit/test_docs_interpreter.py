@@ -6,7 +6,9 @@ stored at the commit named:
   the Job of content/en/docs/tasks/job/indexed-parallel-processing-static.md;
 - ``two-files-counter-pod-streaming-sidecar.yaml``:
   content/en/examples/admin/logging/two-files-counter-pod-streaming-sidecar.yaml (6ef03d7b),
-  the streaming sidecars of content/en/docs/concepts/cluster-administration/logging.md.
+  the streaming sidecars of content/en/docs/concepts/cluster-administration/logging.md;
+- ``zookeeper.yaml``: content/en/examples/application/zookeeper/zookeeper.yaml (5e84d3b4),
+  the manifest of content/en/docs/tutorials/stateful-application/zookeeper.md.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from tests.unit.programs_support import run_until, start
 from webapp.engine import Simulation
-from webapp.kubectl import kubectl_logs, logs_text
+from webapp.kubectl import kubectl_logs, logs_text, pod_columns
 from webapp.kubectl.workloads import describe_job, events_of_object, get_jobs
 
 DOCS = Path(__file__).parent / "data" / "docs"
@@ -148,3 +150,96 @@ def test_tail_f_without_a_file_ends_and_gnu_words_it_differently() -> None:
                             "command": ["sh", "-c", "seq 20 > /f; tail -n 3 /f; tail -n +19 -f /f"]})  # fmt: skip
     run_until(process, world, 3_000)
     assert process.running and lines(process) == ["18", "19", "20", "19", "20"]
+
+
+# -- tutorials/stateful-application/zookeeper.md --------------------------------------
+
+
+def zookeeper(seconds: float) -> Simulation:
+    sim = Simulation.from_yaml((DOCS / "zookeeper.yaml").read_text())
+    sim.advance(seconds)
+    return sim
+
+
+def exec_in(sim: Simulation, pod: str, argv: list[str]):
+    run = sim.runs[pod]
+    process = run.kubelet.records[0].newest.process
+    return process.exec(run.clock.now_ms, argv, 5_000, run.kubelet.processes.world())
+
+
+def test_zookeeper_tutorial_pods_become_ready() -> None:
+    sim = Simulation.from_yaml((DOCS / "zookeeper.yaml").read_text())
+    ready_at, running_at = {}, {}
+    for second in range(1, 121):
+        sim.advance(1)
+        for pod in sim.objects("Pod"):
+            name = pod["metadata"]["name"]
+            columns = pod_columns(pod, sim.wall_time())
+            if columns["STATUS"] == "Running":
+                running_at.setdefault(name, second)
+            if columns["READY"] == "1/1":
+                ready_at.setdefault(name, second)
+    assert list(ready_at) == ["zk-0", "zk-1", "zk-2"]  # OrderedReady: one after the other
+    previous = 0  # each Pod is created once the one before it is Ready
+    for name in ready_at:
+        # the page: Running about 19 s after ContainerCreating (the pull), Ready by 40 s
+        assert 15 <= running_at[name] - previous <= 26
+        assert ready_at[name] - running_at[name] <= 21
+        previous = ready_at[name]
+    sim.advance(3600)  # and they stay so: the liveness probe answers every period
+    for pod in sim.objects("Pod"):
+        columns = pod_columns(pod, sim.wall_time())
+        assert (columns["READY"], columns["STATUS"], columns["RESTARTS"]) == ("1/1", "Running", "0")
+
+
+def test_zookeeper_tutorial_identities_and_config_are_the_pages() -> None:
+    sim = zookeeper(180)
+    for i in range(3):
+        assert exec_in(sim, f"zk-{i}", ["hostname"]).stdout == f"zk-{i}\n"
+        assert (
+            exec_in(sim, f"zk-{i}", ["cat", "/var/lib/zookeeper/data/myid"]).stdout == f"{i + 1}\n"
+        )
+        fqdn = exec_in(sim, f"zk-{i}", ["hostname", "-f"]).stdout
+        assert fqdn == f"zk-{i}.zk-hs.default.svc.cluster.local\n"
+    config = exec_in(sim, "zk-0", ["cat", "/opt/zookeeper/conf/zoo.cfg"]).stdout.splitlines()
+    assert config[-3:] == [
+        f"server.{i + 1}=zk-{i}.zk-hs.default.svc.cluster.local:2888:3888" for i in range(3)
+    ]
+    assert "clientPort=2181" in config and "maxSessionTimeout=40000" in config
+    assert exec_in(sim, "zk-0", ["sh", "-c", "zookeeper-ready 2181"]).exit_code == 0
+
+
+def test_zookeeper_tutorial_logs_each_ruok_as_the_page_shows() -> None:
+    sim = zookeeper(180)
+    sim.focus("zk-0")
+    text = logs_text(kubectl_logs(sim.pod("zk-0"), "zk-0", sim.logs_by_container_id()))
+    tail = text.splitlines()[-3:]
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[myid:1\] - INFO  "
+    factory = r"\[NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181:"
+    for line, pattern in zip(tail, (
+        stamp + factory + r"NIOServerCnxnFactory@192\] - Accepted socket connection from /127.0.0.1:(\d+)",
+        stamp + factory + r"NIOServerCnxn@827\] - Processing ruok command from /127.0.0.1:(\d+)",
+        stamp + r"\[Thread-\d+:NIOServerCnxn@1008\] - Closed socket connection for client "
+        r"/127.0.0.1:(\d+) \(no session established for client\)",
+    ), strict=True):  # fmt: skip
+        assert re.fullmatch(pattern, line), line
+    assert "Creating ZooKeeper log4j configuration" in text
+    assert "Using config: /usr/bin/../etc/zookeeper/zoo.cfg" in text
+
+
+def test_zookeeper_tutorial_liveness_fails_once_zookeeper_ready_is_removed() -> None:
+    sim = zookeeper(120)
+    assert exec_in(sim, "zk-0", ["rm", "/opt/zookeeper/bin/zookeeper-ready"]).exit_code == 0
+    sim.advance(90)
+    messages = [e["message"] for e in sim.events() if e.get("reason") == "Unhealthy"]
+    assert "Liveness probe failed: sh: 1: zookeeper-ready: not found\n" in messages
+    assert pod_columns(sim.pod("zk-0"), sim.wall_time())["RESTARTS"].startswith("1 (")
+    assert exec_in(sim, "zk-0", ["sh", "-c", "zookeeper-ready 2181"]).exit_code == 0  # a new layer
+
+
+def test_a_script_file_runs_with_its_shebang_shell_and_keeps_its_variables() -> None:
+    script = '#!/bin/sh\nX=inner; echo "$0 $1 $X"; exit 3\n'
+    process, world = start({"name": "c", "image": "busybox:1.36", "command": ["sh", "-c",
+        f"printf '%s' '{script}' > /s.sh; X=outer; /s.sh arg; echo $? $X"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert lines(process) == ["/s.sh arg inner", "3 outer"]

@@ -509,6 +509,11 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
         return BUILTINS[name](m, th, argv)
     if base == "busybox" and len(argv) > 1:
         return run_argv(m, th, argv[1:], exec_mode=exec_mode, node=node, origin=origin)
+    script = script_file(m, th, name)
+    if script is not None:
+        if script == "":
+            return not_found(m, th, name, origin)
+        return run_script(m, th, argv, script)
     present = m.facts.has_binary(name)
     if present is False or (present is None and m.facts.shell == "none" and m.facts.known
                             and (base in UTILITIES or base in SHELLS)):  # fmt: skip
@@ -539,6 +544,51 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
         return 0
     m.note("not_modelled", node.pos if node is not None else None, command=base)
     return servers.start_program(m, th, argv, exec_mode, unknown=True)
+
+
+SHEBANG_SHELLS = {"#!/bin/sh": "sh", "#!/bin/bash": "bash", "#!/usr/bin/env bash": "bash",
+                  "#!/usr/bin/env sh": "sh", "#!/bin/ash": "ash", "#!/bin/dash": "dash"}  # fmt: skip
+
+
+def script_file(m: Machine, th: Thread, name: str) -> tuple[str, str, str] | str | None:
+    """(path, shell, text) when ``name`` is a shell script file: a path to one, or a
+    script the image has on its PATH (catalogue ``scripts``); "" when it is such a script
+    whose file is gone (not found); None for anything else."""
+    if "/" in name:
+        path = m.fs.normalize(name, th.cwd)
+    else:
+        path = next((p for n, p in m.facts.scripts if n == name), None)
+        if path is None:
+            return None
+    text = m.fs.read(path)
+    if text is None:
+        return "" if "/" not in name else None
+    shell = SHEBANG_SHELLS.get(text.split("\n", 1)[0].strip())
+    return None if shell is None else (path, shell, text)
+
+
+def run_script(m: Machine, th: Thread, argv: list[str], script: tuple[str, str, str]) -> int | None:
+    """Run a script file with the shell of its ``#!`` line, in this thread as a subshell
+    would (its variables and ``exit`` stay its own): ``$0`` is the path, ``$1…`` the
+    arguments."""
+    path, shell_name, text = script
+    shell = shell_flavour(shell_name, m.facts.shell)
+    root, error = parse_cached(text, shell == "bash")
+    if error is not None:
+        if error.kind == "syntax":
+            m.write(th, 2, syntax_message(error, shell, text, path) + "\n")
+            return 2
+        m.note("not_modelled_script", error.pos, construct=error.params.get("construct", error.code),
+               reason=error.code)  # fmt: skip
+        return servers.start_program(m, th, argv, False, unknown=True)
+    saved = {"vars": dict(th.vars), "cwd": th.cwd, "options": set(th.options),
+             "positional": list(th.positional), "arg0": th.arg0, "shell": th.shell}  # fmt: skip
+    th.kind = "shell"
+    th.frames.append(["subshell", saved])
+    th.arg0, th.positional, th.shell, th.options = path, list(argv[1:]), shell, set()
+    th.vars["\x00script"] = text
+    m.push(th, root)
+    return None
 
 
 def become_program(th: Thread, base: str) -> None:
@@ -1488,10 +1538,18 @@ def strftime(moment: Any, fmt: str) -> str:
 
 
 def u_hostname(m: Machine, th: Thread, argv: list[str]) -> int:
-    if "-i" in argv[1:]:
+    """``hostname`` and ``-i`` / ``-s`` / ``-f`` / ``-d`` (the FQDN is the Pod's line in
+    /etc/hosts: <hostname>.<subdomain>.<namespace>.svc.<domain> with a subdomain)."""
+    args = argv[1:]
+    fqdn = m.start.fqdn or m.start.hostname
+    if "-i" in args:
         m.write(th, 1, m.start.pod_ip + "\n")
+    elif "-f" in args or "--fqdn" in args:
+        m.write(th, 1, fqdn + "\n")
+    elif "-d" in args or "--domain" in args:
+        m.write(th, 1, fqdn.partition(".")[2] + "\n")
     else:
-        m.write(th, 1, m.start.hostname + "\n")
+        m.write(th, 1, m.start.hostname.split(".")[0] + "\n")
     return 0
 
 

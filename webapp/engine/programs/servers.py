@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from webapp.engine.programs import bignum
+from webapp.engine.programs import bignum, zookeeper
 from webapp.engine.programs.base import Answer, Machine, Thread, parse_duration
 from webapp.engine.programs.catalogue import ImageFacts
 from webapp.engine.programs.catalogue import program as program_config
@@ -126,6 +126,8 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "perl-bpi" if bignum.perl_bpi_digits(args) is not None else "perl"
     if base == "java":
         return "java"
+    if base == "start-zookeeper" and facts.key == "kubernetes-zookeeper":
+        return "zookeeper"
     if base in ("nc", "netcat") and any(a.startswith("-") and "l" in a for a in args):
         return "nc-listen"
     return None
@@ -164,6 +166,10 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         return 0  # an interactive interpreter with no terminal reads end-of-file and exits 0
     if setup:
         program.update(setup)
+    if key == "zookeeper":
+        failed = zookeeper.prepare(m, th, program, args)
+        if failed is not None:
+            return failed
     th.program = program
     extra: dict[str, object] = {}
     ports = program_ports(key, config, args)
@@ -188,6 +194,9 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         m.write(th, 1, f"Serving HTTP on 0.0.0.0 port {port} (http://0.0.0.0:{port}/) ...\n")
     if unknown or key == "unknown":
         ports = [(port, "unknown") for port in m.start.assumed_ports]
+    if "listen_at" in program:  # a program that binds its ports once it has started
+        program["events"].append((program["listen_at"], "listen", 0))
+        ports = []
     for port, kind in ports:
         if port in m.listeners:
             if key == "nginx":
@@ -380,6 +389,12 @@ def program_event(m: Machine, th: Thread) -> None:
                 m.write(th, stream[0] if stream else 2, line + "\n")
             m.finish_program(th, code)
             return
+        if kind == "listen":
+            for port, serve in program.get("ports") or ():
+                if port not in m.listeners:
+                    m.listeners[port] = (program["pid"], serve, program["key"])
+            if program["key"] == "zookeeper":
+                zookeeper.started(m, th, program)
         if kind == "poll":
             tail_poll(m, th, program)
             program["events"].append((m.now + program["period"], "poll", 0))
@@ -644,6 +659,15 @@ def tcp_connected(m: Machine, port: int) -> None:
         return
     if not any(a.startswith("-") and "k" in a for a in th.program["argv"][1:]):
         m.finish_program(th, 0)
+
+
+def exchange(m: Machine, port: int, data: str) -> str:
+    """A connection that sends ``data``: what the listener answers before it closes."""
+    _pid, kind, _key = m.listeners[port]
+    if kind == "zookeeper":
+        return zookeeper.four_letter(m, _owner(m, port), data)
+    tcp_connected(m, port)
+    return ""
 
 
 def grpc(m: Machine, port: int, service: str) -> str:
