@@ -7,6 +7,9 @@ stored at the commit named:
 - ``two-files-counter-pod-streaming-sidecar.yaml``:
   content/en/examples/admin/logging/two-files-counter-pod-streaming-sidecar.yaml (6ef03d7b),
   the streaming sidecars of content/en/docs/concepts/cluster-administration/logging.md;
+- ``job-backoff-limit-per-index-example.yaml`` (08f4d484) and
+  ``job-backoff-limit-per-index-failindex.yaml`` (048a0f59): content/en/examples/controllers/,
+  the ``python3 -c`` Jobs of content/en/docs/concepts/workloads/controllers/job.md;
 - ``zookeeper.yaml``: content/en/examples/application/zookeeper/zookeeper.yaml (5e84d3b4),
   the manifest of content/en/docs/tutorials/stateful-application/zookeeper.md.
 """
@@ -18,6 +21,8 @@ from pathlib import Path
 
 from tests.unit.programs_support import run_until, start
 from webapp.engine import Simulation
+from webapp.engine.programs import derive
+from webapp.engine.programs.describe import describe
 from webapp.kubectl import kubectl_logs, logs_text, pod_columns
 from webapp.kubectl.workloads import describe_job, events_of_object, get_jobs
 
@@ -243,3 +248,66 @@ def test_a_script_file_runs_with_its_shebang_shell_and_keeps_its_variables() -> 
         f"printf '%s' '{script}' > /s.sh; X=outer; /s.sh arg; echo $? $X"]})  # fmt: skip
     run_until(process, world, 1_000)
     assert lines(process) == ["/s.sh arg inner", "3 outer"]
+
+
+# -- job.md: the python3 -c Jobs -------------------------------------------------------
+
+
+def job_status(name: str, seconds: float = 300) -> tuple[Simulation, dict]:
+    sim = Simulation.from_yaml((DOCS / f"{name}.yaml").read_text())
+    sim.advance(seconds)
+    (job,) = sim.objects("Job")
+    return sim, job["status"]
+
+
+def test_job_backoff_limit_per_index_example_yaml_fails_the_even_indexes() -> None:
+    sim, status = job_status("job-backoff-limit-per-index-example")
+    # job.md: "kubectl get -o yaml job job-backoff-limit-per-index-example"
+    assert status["completedIndexes"] == "1,3,5,7,9"
+    assert status["failedIndexes"] == "0,2,4,6,8"
+    assert (status["succeeded"], status["failed"]) == (5, 10)
+    assert [(c["type"], c["reason"], c["message"]) for c in status["conditions"]] == [
+        ("FailureTarget", "FailedIndexes", "Job has failed indexes"),
+        ("Failed", "FailedIndexes", "Job has failed indexes"),
+    ]
+    for pod in sim.objects("Pod"):
+        name = pod["metadata"]["name"]
+        sim.focus(name)
+        assert logs_text(kubectl_logs(pod, name, sim.logs_by_container_id())) == "Hello world"
+        code = pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"]
+        index = int(pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"])
+        assert code == (1 if index % 2 == 0 else 0)
+
+
+def test_job_backoff_limit_per_index_failindex_yaml_fails_index_1_without_retry() -> None:
+    _sim, status = job_status("job-backoff-limit-per-index-failindex")
+    assert (status["completedIndexes"], status["failedIndexes"]) == ("2,3", "0,1")
+    assert (status["succeeded"], status["failed"]) == (2, 3)
+
+
+def test_python_c_outside_the_subset_is_not_modelled_with_its_line() -> None:
+    docs = [
+        "python3",
+        "-c",
+        'import os, sys\nif os.getenv("A", "x") == "x":\n  print("a", 1 + 2)\n',
+    ]
+    assert derive({"name": "c", "image": "python:3", "command": docs}).warnings == ()
+    process, world = start({"name": "c", "image": "python:3", "command": docs})
+    run_until(process, world, 1_000)
+    assert (process.exit_code, lines(process)) == (0, ["a 3"])
+    process, world = start({"name": "c", "image": "python:3",
+                            "command": ["python3", "-c", "import sys; sys.exit('bye')"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert (process.exit_code, lines(process)) == (1, ["bye"])
+    other = ["python3", "-c", "import os\nimport json\nprint(json.dumps({}))"]
+    (warning,) = derive({"name": "c", "image": "python:3", "command": other}).warnings
+    assert (warning["code"], warning["field"], warning["line"]) == ("not_modelled", "command[2]", 2)
+    assert (
+        "not modelled"
+        in describe(derive({"name": "c", "image": "python:3", "command": other}))["warnings"][0][
+            "text"
+        ]
+    )
+    process, world = start({"name": "c", "image": "python:3", "command": other})
+    run_until(process, world, 5_000)
+    assert process.running  # as before: an unknown program keeps running
