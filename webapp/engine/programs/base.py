@@ -149,6 +149,7 @@ class Machine(Protocol):
     exit_code: int | None
     start_error: str
     render_cache: tuple | None
+    follows: bool
 
     def write(self, th: Thread, fd: int, text: str) -> None: ...
     def note(self, code: str, pos: int | None = None, **params: Any) -> None: ...

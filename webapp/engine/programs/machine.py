@@ -73,6 +73,7 @@ class Process:
         self.current: Thread | None = None
         self.render_cache: tuple | None = None  # (ms, the log placeholders of that instant)
         self.signals_seen: list[tuple[int, str]] = []
+        self.follows = False  # a `tail -f` runs here: file changes schedule its next read
 
     # -- public API ---------------------------------------------------------------------
 
@@ -91,6 +92,14 @@ class Process:
         main.frames = [["end"], ["argv", tuple(self.start.argv), True, "runtime"]]
         self.threads[1] = main
         self.advance(self.now, world)
+
+    def follow_changes(self, now_ms: int) -> bool:
+        """Another container changed a shared volume: does a ``tail -f`` here now have a
+        read to do (its next timer set)? The kubelet asks after each container's step."""
+        if not self.follows or self.exit_code is not None:
+            return False
+        self.now = max(self.now, now_ms)
+        return servers.follow_due(self)
 
     def next_wake(self) -> int | None:
         if self.exit_code is not None:
@@ -250,6 +259,8 @@ class Process:
                     thread.block = None
                     thread.fingerprint = None
             runnable = [t for t in self.threads.values() if not t.done and t.block is None]
+            if self.follows and not runnable:
+                servers.follow_due(self)
             if runnable:
                 for thread in sorted(runnable, key=lambda t: t.pid):
                     if not thread.done and thread.block is None and self.exit_code is None:

@@ -188,7 +188,8 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
     elif key == "python-c":
         _python_c(m, program, args, env)
     elif key == "tail" and program.get("follow"):
-        program["events"].append((m.now + program["period"], "poll", 0))
+        program["sig"] = follow_signature(m, program)
+        m.follows = True
     for stream, template in config.get("startLogs") or ():
         if key == "python-http" and not (env.get("PYTHONUNBUFFERED") or "-u" in args):
             continue
@@ -419,8 +420,38 @@ def program_event(m: Machine, th: Thread) -> None:
                 zookeeper.started(m, th, program)
         if kind == "poll":
             tail_poll(m, th, program)
-            program["events"].append((m.now + program["period"], "poll", 0))
     _schedule(m, th)
+
+
+def follow_signature(m: Machine, program: dict) -> tuple:
+    """What ``tail -f`` would notice of its files: each one's length (None: missing)."""
+    out = []
+    for _name, path, _offset in program["follow"]:
+        content = m.fs.read(path)
+        out.append(None if content is None else len(content))
+    return tuple(out)
+
+
+def follow_due(m: Machine) -> bool:
+    """Schedule the next read of every ``tail -f`` whose files changed since its last
+    read: at its next poll, the first multiple of its period since it started (busybox
+    reads once per ``sleep(1)``, so a round that finds nothing new changes nothing and is
+    not run). True when a timer was set."""
+    scheduled = False
+    for th in m.threads.values():
+        program = th.program
+        if th.done or program is None or not program.get("follow"):
+            continue
+        if any(kind == "poll" for _at, kind, _v in program["events"]):
+            continue
+        if follow_signature(m, program) == program["sig"]:
+            continue
+        period, started = program["period"], program["started"]
+        rounds = max(1, -(-(m.now - started) // period))
+        program["events"].append((started + rounds * period, "poll", 0))
+        _schedule(m, th)
+        scheduled = True
+    return scheduled
 
 
 def tail_poll(m: Machine, th: Thread, program: dict) -> None:
@@ -450,6 +481,7 @@ def tail_poll(m: Machine, th: Thread, program: dict) -> None:
             program["last"] = path
             m.write(th, 1, content[offset:])
         entry[2] = len(content)
+    program["sig"] = follow_signature(m, program)
 
 
 # -- signals ---------------------------------------------------------------------------
