@@ -344,6 +344,9 @@ def nc(m: Machine, th: Thread, argv: list[str]) -> int:
         # `echo ruok | nc HOST PORT`: send stdin, print what comes back until the close
         answer = exchange(m.now, ip, port, stdin)
         if answer is not None:
+            if "v" in flags:
+                tool_error(m, th, f"{host} ({ip}:{port}) open",
+                           f"Connection to {host} {port} port [tcp/*] succeeded!")  # fmt: skip
             m.write(th, 1, answer)
             return 0
         ok = False
