@@ -311,3 +311,15 @@ def test_python_c_outside_the_subset_is_not_modelled_with_its_line() -> None:
     process, world = start({"name": "c", "image": "python:3", "command": other})
     run_until(process, world, 5_000)
     assert process.running  # as before: an unknown program keeps running
+
+
+def test_arrays_and_script_files_stay_bounded() -> None:
+    process, world = start({"name": "c", "image": "docker.io/library/bash", "command": [
+        "bash", "-c", "i=0; while [ $i -lt 400 ]; do a+=($i); i=$((i+1)); done; echo ${#a[@]}"]})  # fmt: skip
+    run_until(process, world, 10_000)
+    assert lines(process) == ["256"]
+    assert any(n["code"] == "array_too_large" for n in process.notes)
+    process, world = start({"name": "c", "image": "busybox:1.36", "command": [
+        "sh", "-c", "printf '#!/bin/sh\\n/s.sh\\n' > /s.sh; /s.sh; echo end $?"]})  # fmt: skip
+    run_until(process, world, 10_000)
+    assert lines(process) == ["/s.sh: can't fork: Resource temporarily unavailable", "end 2"]

@@ -17,6 +17,7 @@ from typing import Any
 from webapp.engine.programs import arith, netclients, servers
 from webapp.engine.programs.base import (
     HORIZON_MS,
+    MAX_THREADS,
     SIGNAME,
     SIGNUM,
     Machine,
@@ -104,7 +105,7 @@ def lookup(m: Machine, th: Thread, name: str) -> str | None:
 
 ARRAY = "\x00array:"
 MAX_ARRAY_INDEX = 1 << 20  # a larger subscript is refused (bounded memory)
-MAX_ARRAY_ITEMS = 10_000
+MAX_ARRAY_ITEMS = 256  # elements kept per array (a longer one is cut, with a note)
 
 
 def array_items(th: Thread, name: str) -> tuple[tuple[int, str], ...]:
@@ -116,8 +117,10 @@ def array_items(th: Thread, name: str) -> tuple[tuple[int, str], ...]:
     return () if value is None else ((0, value),)
 
 
-def set_array(th: Thread, name: str, items: dict[int, str]) -> None:
+def set_array(th: Thread, name: str, items: dict[int, str], m: Machine | None = None) -> None:
     th.vars.pop(name, None)
+    if len(items) > MAX_ARRAY_ITEMS and m is not None:
+        m.note("array_too_large", None, limit=MAX_ARRAY_ITEMS)
     th.vars[ARRAY + name] = tuple(sorted(items.items()))[:MAX_ARRAY_ITEMS]
 
 
@@ -155,19 +158,19 @@ def assign(m: Machine, th: Thread, name: str, value: str | list[str]) -> None:
             return
         items = dict(array_items(th, base))
         items[index] = (items.get(index, "") if append else "") + str(value)
-        set_array(th, base, items)
+        set_array(th, base, items, m)
         return
     if isinstance(value, list):
         items = dict(array_items(th, name)) if append else {}
         start = (max(items) + 1) if items else 0
         for offset, item in enumerate(value):
             items[start + offset] = item
-        set_array(th, name, items)
+        set_array(th, name, items, m)
         return
     if ARRAY + name in th.vars:
         items = dict(th.vars[ARRAY + name])
         items[0] = (items.get(0, "") if append else "") + value
-        set_array(th, name, items)
+        set_array(th, name, items, m)
         return
     th.vars[name] = (th.vars.get(name, "") if append else "") + value
 
@@ -572,6 +575,12 @@ def run_script(m: Machine, th: Thread, argv: list[str], script: tuple[str, str, 
     would (its variables and ``exit`` stay its own): ``$0`` is the path, ``$1…`` the
     arguments."""
     path, shell_name, text = script
+    nested = sum(1 for frame in th.frames if frame[0] == "subshell" and "positional" in frame[1])
+    if nested >= MAX_THREADS:  # each script is a process of its own: the fork limit
+        m.note("too_many_processes", None, limit=MAX_THREADS)
+        shell_error(m, th, "can't fork: Resource temporarily unavailable", dash="Cannot fork",
+                    bash="fork: retry: Resource temporarily unavailable")  # fmt: skip
+        return 2
     shell = shell_flavour(shell_name, m.facts.shell)
     root, error = parse_cached(text, shell == "bash")
     if error is not None:
