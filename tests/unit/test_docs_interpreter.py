@@ -302,6 +302,10 @@ def test_python_c_outside_the_subset_is_not_modelled_with_its_line() -> None:
     other = ["python3", "-c", "import os\nimport json\nprint(json.dumps({}))"]
     (warning,) = derive({"name": "c", "image": "python:3", "command": other}).warnings
     assert (warning["code"], warning["field"], warning["line"]) == ("not_modelled", "command[2]", 2)
+    where = describe(derive({"name": "c", "image": "python:3", "command": other}))["warnings"][0][
+        "where"
+    ]
+    assert where == "command[2], script line 2 column 1"
     assert (
         "not modelled"
         in describe(derive({"name": "c", "image": "python:3", "command": other}))["warnings"][0][

@@ -315,8 +315,9 @@ def _check_argv(argv: list[str], facts: ImageFacts, warnings: list[dict], source
         # `python3 -c PROGRAM` outside the modelled subset: point at the line it leaves it
         index = argv.index(program, 1)
         line = pycmd.compile_program(program)
+        located = isinstance(line, int)
         entry = {"field": f"command[{index}]", "pos": None,
-                 "line": line if isinstance(line, int) else None, "column": None}  # fmt: skip
+                 "line": line if located else None, "column": 1 if located else None}  # fmt: skip
     if klass == "missing":
         warnings.append(
             {
