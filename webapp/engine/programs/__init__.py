@@ -14,7 +14,9 @@ copies cheaply (the syntax tree and the derived facts are shared, never copied).
 Modules: ``syntax`` (the shell parser), ``commands`` (expansion, redirections, builtins,
 utilities), ``netclients`` (nslookup, wget, curl, nc), ``servers`` (long-running programs),
 ``machine`` (processes, signals, time), ``fs`` (files and volumes), ``catalogue`` (images),
-``derive`` (container spec → behaviour), ``arith`` (``$((…))``).
+``derive`` (container spec → behaviour), ``arith`` (``$((…))``), ``bignum`` (perl's
+``bpi``), ``pycmd`` (``python3 -c`` of the Job pages), ``zookeeper`` (the ZooKeeper
+tutorial's ``start-zookeeper`` and ``ruok``).
 """
 
 from __future__ import annotations
