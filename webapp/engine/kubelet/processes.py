@@ -314,6 +314,7 @@ class PodProcesses:
             working_dir=str(container.get("workingDir") or ""),
             dns_server=DNS_SERVICE_IP,
             cluster_domain=CLUSTER_DOMAIN,
+            subdomain=str(self.sim.pod_spec.get("subdomain") or ""),
         )
         return start_process(derived, options, self.world())
 
@@ -371,6 +372,16 @@ class PodProcesses:
         ok = instance.process.tcp(self.sim.now_ms, port, self.world())
         self.kubelet.runtime.watch(instance)
         return ok
+
+    def pod_exchange(self, port: int, data: str) -> str | None:
+        """A connection to ``port`` that sends ``data`` and reads the answer."""
+        found = self.listener(port)
+        if found is None:
+            return None
+        _record, instance = found
+        answer = instance.process.exchange(self.sim.now_ms, port, data, self.world())
+        self.kubelet.runtime.watch(instance)
+        return answer
 
     def pod_grpc(self, port: int, service: str) -> str:
         found = self.listener(port)
@@ -696,6 +707,13 @@ class PodWorld:
             return port in (80, 443)
         route = self._route(host, port)
         return route is not None and self.pods.pod_tcp(route[1])
+
+    def exchange(self, now_ms: int, host: str, port: int, data: str) -> str | None:
+        """None: the connection was refused; else what the server sent back."""
+        if host.startswith("93.184."):
+            return "" if port in (80, 443) else None
+        route = self._route(host, port)
+        return None if route is None else self.pods.pod_exchange(route[1], data)
 
 
 def resolve_port(container: dict, port: object) -> object:

@@ -153,6 +153,17 @@ class Runtime:
         if instance.process is not None and instance.running:
             instance.process.advance(self.clock.now_ms, self.processes.world())
             self.watch(instance)
+            self._followers(instance)
+
+    def _followers(self, writer: ContainerInstance) -> None:
+        """A container's step may have written a shared volume: a ``tail -f`` in another
+        container of the Pod reads it at its next poll (programs.Process.follow_changes)."""
+        for record in self.records.values():
+            other = record.newest
+            if other is None or other is writer or not other.running or other.process is None:
+                continue
+            if other.process.follows and other.process.follow_changes(self.clock.now_ms):
+                self.watch(other)
 
     def stop_signal(self, instance: ContainerInstance) -> str:
         """containerd's choice: the container's ``lifecycle.stopSignal``, else the image's

@@ -14,7 +14,9 @@ copies cheaply (the syntax tree and the derived facts are shared, never copied).
 Modules: ``syntax`` (the shell parser), ``commands`` (expansion, redirections, builtins,
 utilities), ``netclients`` (nslookup, wget, curl, nc), ``servers`` (long-running programs),
 ``machine`` (processes, signals, time), ``fs`` (files and volumes), ``catalogue`` (images),
-``derive`` (container spec → behaviour), ``arith`` (``$((…))``).
+``derive`` (container spec → behaviour), ``arith`` (``$((…))``), ``bignum`` (perl's
+``bpi``), ``pycmd`` (``python3 -c`` of the Job pages), ``zookeeper`` (the ZooKeeper
+tutorial's ``start-zookeeper`` and ``ruok``).
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ class StartOptions:
     dns_server: str = "10.96.0.10"
     cluster_domain: str = "cluster.local"
     extra_files: tuple[tuple[str, str], ...] = field(default=())
+    subdomain: str = (
+        ""  # spec.subdomain: the Pod's FQDN is <hostname>.<subdomain>.<ns>.svc.<domain>
+    )
 
 
 def process_env(derived: Derived, container_env: list[tuple[str, str]], hostname: str,
@@ -85,13 +90,17 @@ def start_process(derived: Derived, options: StartOptions, world: World) -> Proc
     facts = derived.facts
     files = dict(facts.files)
     files["/etc/hostname"] = options.hostname + "\n"
+    domain = options.cluster_domain
+    fqdn = options.hostname
+    if options.subdomain:
+        fqdn = f"{options.hostname}.{options.subdomain}.{options.namespace}.svc.{domain}"
+    names = f"{fqdn}\t{options.hostname}" if options.subdomain else options.hostname
     files["/etc/hosts"] = (
         "# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n"
         "::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\n"
         "fe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n"
-        f"{options.pod_ip}\t{options.hostname}\n"
+        f"{options.pod_ip}\t{names}\n"
     )
-    domain = options.cluster_domain
     files["/etc/resolv.conf"] = (
         f"search {options.namespace}.svc.{domain} svc.{domain} {domain}\n"
         f"nameserver {options.dns_server}\noptions ndots:5\n"
@@ -113,6 +122,7 @@ def start_process(derived: Derived, options: StartOptions, world: World) -> Proc
         facts=facts,
         container_ports=options.container_ports,
         assumed_ports=options.assumed_ports,
+        fqdn=fqdn,
     )
     process = Process(start, fs, options.now_ms)
     process.begin(world)

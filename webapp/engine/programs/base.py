@@ -46,6 +46,9 @@ class World(Protocol):
     def tcp(self, now_ms: int, host: str, port: int) -> bool:
         """A TCP connect from inside the Pod: True when something accepts."""
 
+    # optional: ``exchange(now_ms, host, port, data) -> str | None``, a connection that
+    # sends ``data`` and reads what the server answers before it closes (``nc``)
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:
@@ -127,6 +130,7 @@ class StartInfo:
     facts: ImageFacts
     container_ports: tuple[int, ...] = ()
     assumed_ports: tuple[int, ...] = ()
+    fqdn: str = ""  # what `hostname -f` prints (the hostname when the Pod has no subdomain)
 
 
 class Machine(Protocol):
@@ -145,6 +149,7 @@ class Machine(Protocol):
     exit_code: int | None
     start_error: str
     render_cache: tuple | None
+    follows: bool
 
     def write(self, th: Thread, fd: int, text: str) -> None: ...
     def note(self, code: str, pos: int | None = None, **params: Any) -> None: ...

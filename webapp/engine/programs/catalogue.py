@@ -72,6 +72,9 @@ class ImageFacts:
     files: tuple[tuple[str, str], ...]
     version: str
     old_nslookup: bool
+    # commands the image has as shell scripts on its PATH: (name, path of the file); the
+    # file is in ``files``, so deleting it makes the command "not found"
+    scripts: tuple[tuple[str, str], ...] = ()
 
     @property
     def known(self) -> bool:
@@ -145,6 +148,7 @@ def image_facts(image: str) -> ImageFacts:
         files=files,
         version=version,
         old_nslookup=old_nslookup,
+        scripts=tuple((entry.get("scripts") or {}).items()),
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from webapp.engine.programs import arith, netclients, servers
 from webapp.engine.programs.base import (
     HORIZON_MS,
+    MAX_THREADS,
     SIGNAME,
     SIGNUM,
     Machine,
@@ -37,10 +38,11 @@ MAX_SUBST_ROUNDS = 10_000
 
 
 @lru_cache(maxsize=256)
-def parse_cached(text: str) -> tuple[Node | None, ShellSyntaxError | None]:
-    """Parse once per distinct script text (probes run the same command every period)."""
+def parse_cached(text: str, bash: bool = False) -> tuple[Node | None, ShellSyntaxError | None]:
+    """Parse once per distinct script text (probes run the same command every period);
+    ``bash``: with bash's arrays (syntax.parse_script)."""
     try:
-        return parse_script(text), None
+        return parse_script(text, bash), None
     except ShellSyntaxError as error:
         return None, error
 
@@ -93,7 +95,84 @@ def lookup(m: Machine, th: Thread, name: str) -> str | None:
         return th.vars.get("PWD", th.cwd)
     if name == "-":
         return "".join(sorted(th.options))
-    return th.vars.get(name)
+    value = th.vars.get(name)
+    if value is None and ARRAY + name in th.vars:
+        return dict(th.vars[ARRAY + name]).get(0)  # bash: $a is ${a[0]}
+    return value
+
+
+# -- bash arrays: th.vars[ARRAY + name] is a tuple of (index, value), by index ----------
+
+ARRAY = "\x00array:"
+MAX_ARRAY_INDEX = 1 << 20  # a larger subscript is refused (bounded memory)
+MAX_ARRAY_ITEMS = 256  # elements kept per array (a longer one is cut, with a note)
+
+
+def array_items(th: Thread, name: str) -> tuple[tuple[int, str], ...]:
+    """The elements of array ``name``; a scalar is an array of one element (bash)."""
+    items = th.vars.get(ARRAY + name)
+    if items is not None:
+        return items
+    value = th.vars.get(name)
+    return () if value is None else ((0, value),)
+
+
+def set_array(th: Thread, name: str, items: dict[int, str], m: Machine | None = None) -> None:
+    th.vars.pop(name, None)
+    if len(items) > MAX_ARRAY_ITEMS and m is not None:
+        m.note("array_too_large", None, limit=MAX_ARRAY_ITEMS)
+    th.vars[ARRAY + name] = tuple(sorted(items.items()))[:MAX_ARRAY_ITEMS]
+
+
+def array_index(m: Machine, th: Thread, name: str, subscript: Word | str) -> int | None:
+    """An indexed array's subscript: an arithmetic expression (negative counts from the
+    end, as bash 4.3+); None (and bash's message) when it is not a valid index."""
+    text = subscript if isinstance(subscript, str) else _parts_text(m, th, subscript.parts)
+    try:
+        index = arith.evaluate(text, th.vars) if text.strip() else 0
+    except arith.ArithError as error:
+        shell_error(m, th, f"{text}: {error}")
+        return None
+    if index < 0:
+        items = array_items(th, name)
+        index += (items[-1][0] + 1) if items else 0
+        if index < 0:
+            shell_error(m, th, f"{name}: bad array subscript")
+            return None
+    if index > MAX_ARRAY_INDEX:
+        m.note("array_too_large", None, limit=MAX_ARRAY_INDEX)
+        return None
+    return index
+
+
+def assign(m: Machine, th: Thread, name: str, value: str | list[str]) -> None:
+    """``name=value`` (a list: ``name=(…)``), ``name[i]=value``, ``name+=…`` (bash)."""
+    append = name.endswith("+")
+    if append:
+        name = name[:-1]
+    if "[" in name:
+        base, _, rest = name.partition("[")
+        subscript = rest[:-1]
+        index = array_index(m, th, base, subscript)
+        if index is None:
+            return
+        items = dict(array_items(th, base))
+        items[index] = (items.get(index, "") if append else "") + str(value)
+        set_array(th, base, items, m)
+        return
+    if isinstance(value, list):
+        items = dict(array_items(th, name)) if append else {}
+        start = (max(items) + 1) if items else 0
+        for offset, item in enumerate(value):
+            items[start + offset] = item
+        set_array(th, name, items, m)
+        return
+    if ARRAY + name in th.vars:
+        items = dict(th.vars[ARRAY + name])
+        items[0] = (items.get(0, "") if append else "") + value
+        set_array(th, name, items, m)
+        return
+    th.vars[name] = (th.vars.get(name, "") if append else "") + value
 
 
 def _parts_text(m: Machine, th: Thread, parts: tuple) -> str:
@@ -139,20 +218,38 @@ def expand_word(m: Machine, th: Thread, word: Word, split: bool = True) -> list[
                     fields[-1][0].append((value, True))
                     fields[-1][1] = True
                 continue
-            value = lookup(m, th, name)
+            value = _operate(m, th, name, lookup(m, th, name), op, arg)
+            add(value or "", quoted)
+        elif kind == "X":
+            name, quoted, op, arg, subscript = part[1], part[2], part[3], part[4], part[5]
+            if subscript in ("@", "*"):
+                values = [item for _, item in array_items(th, name)]
+                if op == "#":
+                    add(str(len(values)), quoted)
+                elif subscript == "@" and quoted and split and not op:
+                    for i, item in enumerate(values):
+                        if i:
+                            fields.append([[], True])
+                        fields[-1][0].append((item, True))
+                        fields[-1][1] = True
+                else:
+                    joined = " ".join(values) if values else None
+                    add(_operate(m, th, name, joined, op, arg) or "", quoted)
+                continue
+            index = array_index(m, th, name, subscript)
+            value = None if index is None else dict(array_items(th, name)).get(index)
             if op == "#":
-                value = str(len(value or ""))
-            elif op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
-                unset = value is None
-                empty = unset or (op.startswith(":") and value == "")
-                if op in (":-", "-"):
-                    value = _parts_text(m, th, arg.parts) if empty else value
-                elif op in (":=", "="):
-                    if empty:
-                        value = _parts_text(m, th, arg.parts)
-                        th.vars[name] = value
-                elif op in (":+", "+"):
-                    value = "" if empty else _parts_text(m, th, arg.parts)
+                add(str(len(value or "")), quoted)
+                continue
+            if (
+                op in (":=", "=")
+                and index is not None
+                and (value is None or (value == "" and op == ":="))
+            ):
+                value = _parts_text(m, th, arg.parts)
+                assign(m, th, f"{name}[{index}]", value)
+            else:
+                value = _operate(m, th, name, value, op, arg)
             add(value or "", quoted)
         elif kind == "C":
             output, status = command_substitution(m, th, part[1])
@@ -181,6 +278,24 @@ def expand_word(m: Machine, th: Thread, word: Word, split: bool = True) -> list[
                 continue
         result.append(text)
     return result
+
+
+def _operate(m: Machine, th: Thread, name: str, value: str | None, op: str,
+             arg: Word | None) -> str | None:  # fmt: skip
+    """``${name#}`` / ``${name:-word}`` and the like, given the parameter's value."""
+    if op == "#":
+        return str(len(value or ""))
+    if op in (":-", "-", ":=", "=", ":+", "+", ":?", "?"):
+        empty = value is None or (op.startswith(":") and value == "")
+        if op in (":-", "-"):
+            return _parts_text(m, th, arg.parts) if empty else value
+        if op in (":=", "="):
+            if empty:
+                value = _parts_text(m, th, arg.parts)
+                th.vars[name] = value
+        elif op in (":+", "+"):
+            return "" if empty else _parts_text(m, th, arg.parts)
+    return value
 
 
 def glob(m: Machine, th: Thread, chunks: list) -> list[str]:
@@ -328,7 +443,15 @@ def _open_output(m: Machine, th: Thread, target: str, append: bool) -> tuple | N
 def run_simple(m: Machine, th: Thread, node: Node) -> None:
     """One simple command: expand, redirect, run (or wait)."""
     th.vars.pop("\x00subst", None)
-    assigns = [(name, "".join(expand_word(m, th, word, split=False))) for name, word in node.a]
+    assigns: list[tuple[str, Any]] = []
+    for name, word in node.a:
+        if isinstance(word, tuple):  # bash's name=( … ): each word's fields, in order
+            values: list[str] = []
+            for item in word[1]:
+                values.extend(expand_word(m, th, item))
+            assigns.append((name, values))
+        else:
+            assigns.append((name, "".join(expand_word(m, th, word, split=False))))
     argv: list[str] = []
     for word in node.b:
         argv.extend(expand_word(m, th, word))
@@ -337,7 +460,10 @@ def run_simple(m: Machine, th: Thread, node: Node) -> None:
     subst_status = int(th.vars.pop("\x00subst", "0") or 0)
     if not argv:
         for name, value in assigns:
-            th.vars[name] = value
+            if isinstance(value, list) or name[-1] in "]+":
+                assign(m, th, name, value)
+            else:
+                th.vars[name] = value
         if node.c:
             depth = len(th.io)
             ok = apply_redirects(m, th, node.c)
@@ -358,6 +484,8 @@ def run_simple(m: Machine, th: Thread, node: Node) -> None:
         th.frames.append(["redir", depth])
     saved: dict[str, str | None] = {}
     for name, value in assigns:
+        if isinstance(value, list) or name[-1] in "]+":
+            continue  # bash refuses an array as a command's environment: not modelled
         saved[name] = th.vars.get(name)
         th.vars[name] = value
         th.exported.add(name)
@@ -384,6 +512,11 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
         return BUILTINS[name](m, th, argv)
     if base == "busybox" and len(argv) > 1:
         return run_argv(m, th, argv[1:], exec_mode=exec_mode, node=node, origin=origin)
+    script = script_file(m, th, name)
+    if script is not None:
+        if script == "":
+            return not_found(m, th, name, origin)
+        return run_script(m, th, argv, script)
     present = m.facts.has_binary(name)
     if present is False or (present is None and m.facts.shell == "none" and m.facts.known
                             and (base in UTILITIES or base in SHELLS)):  # fmt: skip
@@ -414,6 +547,57 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
         return 0
     m.note("not_modelled", node.pos if node is not None else None, command=base)
     return servers.start_program(m, th, argv, exec_mode, unknown=True)
+
+
+SHEBANG_SHELLS = {"#!/bin/sh": "sh", "#!/bin/bash": "bash", "#!/usr/bin/env bash": "bash",
+                  "#!/usr/bin/env sh": "sh", "#!/bin/ash": "ash", "#!/bin/dash": "dash"}  # fmt: skip
+
+
+def script_file(m: Machine, th: Thread, name: str) -> tuple[str, str, str] | str | None:
+    """(path, shell, text) when ``name`` is a shell script file: a path to one, or a
+    script the image has on its PATH (catalogue ``scripts``); "" when it is such a script
+    whose file is gone (not found); None for anything else."""
+    if "/" in name:
+        path = m.fs.normalize(name, th.cwd)
+    else:
+        path = next((p for n, p in m.facts.scripts if n == name), None)
+        if path is None:
+            return None
+    text = m.fs.read(path)
+    if text is None:
+        return "" if "/" not in name else None
+    shell = SHEBANG_SHELLS.get(text.split("\n", 1)[0].strip())
+    return None if shell is None else (path, shell, text)
+
+
+def run_script(m: Machine, th: Thread, argv: list[str], script: tuple[str, str, str]) -> int | None:
+    """Run a script file with the shell of its ``#!`` line, in this thread as a subshell
+    would (its variables and ``exit`` stay its own): ``$0`` is the path, ``$1…`` the
+    arguments."""
+    path, shell_name, text = script
+    nested = sum(1 for frame in th.frames if frame[0] == "subshell" and "positional" in frame[1])
+    if nested >= MAX_THREADS:  # each script is a process of its own: the fork limit
+        m.note("too_many_processes", None, limit=MAX_THREADS)
+        shell_error(m, th, "can't fork: Resource temporarily unavailable", dash="Cannot fork",
+                    bash="fork: retry: Resource temporarily unavailable")  # fmt: skip
+        return 2
+    shell = shell_flavour(shell_name, m.facts.shell)
+    root, error = parse_cached(text, shell == "bash")
+    if error is not None:
+        if error.kind == "syntax":
+            m.write(th, 2, syntax_message(error, shell, text, path) + "\n")
+            return 2
+        m.note("not_modelled_script", error.pos, construct=error.params.get("construct", error.code),
+               reason=error.code)  # fmt: skip
+        return servers.start_program(m, th, argv, False, unknown=True)
+    saved = {"vars": dict(th.vars), "cwd": th.cwd, "options": set(th.options),
+             "positional": list(th.positional), "arg0": th.arg0, "shell": th.shell}  # fmt: skip
+    th.kind = "shell"
+    th.frames.append(["subshell", saved])
+    th.arg0, th.positional, th.shell, th.options = path, list(argv[1:]), shell, set()
+    th.vars["\x00script"] = text
+    m.push(th, root)
+    return None
 
 
 def become_program(th: Thread, base: str) -> None:
@@ -502,7 +686,7 @@ def start_shell(m: Machine, th: Thread, argv: list[str], exec_mode: bool) -> int
             script, arg0, positional = stdin, argv[0], []
         else:
             return 0
-    root, error = parse_cached(script)
+    root, error = parse_cached(script, shell == "bash")
     if error is not None:
         if error.kind == "syntax":
             m.write(th, 2, syntax_message(error, shell, script, argv[0]) + "\n")
@@ -573,6 +757,7 @@ def b_unset(m: Machine, th: Thread, argv: list[str]) -> int:
     for name in argv[1:]:
         if not name.startswith("-"):
             th.vars.pop(name, None)
+            th.vars.pop(ARRAY + name, None)
             th.exported.discard(name)
     return 0
 
@@ -650,7 +835,7 @@ def b_trap(m: Machine, th: Thread, argv: list[str]) -> int:
         elif action == "":
             m.traps[name] = ""
         else:
-            root, error = parse_cached(action)
+            root, error = parse_cached(action, flavour(m, th) == "bash")
             if error is not None:
                 m.note("not_modelled_trap", None, text=action)
                 continue
@@ -690,7 +875,7 @@ def b_exec(m: Machine, th: Thread, argv: list[str]) -> int | None:
 
 def _run_text(m: Machine, th: Thread, text: str) -> int | None:
     """Parse `text` as shell and run it in this thread (eval, `.`/source)."""
-    root, error = parse_cached(text)
+    root, error = parse_cached(text, flavour(m, th) == "bash")
     if error is not None:
         shell_error(m, th, "syntax error")
         return 2
@@ -1362,10 +1547,18 @@ def strftime(moment: Any, fmt: str) -> str:
 
 
 def u_hostname(m: Machine, th: Thread, argv: list[str]) -> int:
-    if "-i" in argv[1:]:
+    """``hostname`` and ``-i`` / ``-s`` / ``-f`` / ``-d`` (the FQDN is the Pod's line in
+    /etc/hosts: <hostname>.<subdomain>.<namespace>.svc.<domain> with a subdomain)."""
+    args = argv[1:]
+    fqdn = m.start.fqdn or m.start.hostname
+    if "-i" in args:
         m.write(th, 1, m.start.pod_ip + "\n")
+    elif "-f" in args or "--fqdn" in args:
+        m.write(th, 1, fqdn + "\n")
+    elif "-d" in args or "--domain" in args:
+        m.write(th, 1, fqdn.partition(".")[2] + "\n")
     else:
-        m.write(th, 1, m.start.hostname + "\n")
+        m.write(th, 1, m.start.hostname.split(".")[0] + "\n")
     return 0
 
 
@@ -1442,22 +1635,138 @@ def u_head(m: Machine, th: Thread, argv: list[str]) -> int:
     return status
 
 
+def _tail_options(args: list[str]) -> dict | None:
+    """``tail`` options (busybox getopt32 "fFc:n:qs:+v", GNU's long forms): None when
+    they cannot be read."""
+    opts = {"count": 10, "top": False, "bytes": False, "follow": False, "retry": False,
+            "period": 1.0, "headers": None, "paths": []}  # fmt: skip
+
+    def number(text: str) -> bool:
+        if text.startswith("+"):
+            opts["top"] = True
+        digits = text.lstrip("+-")
+        if not digits.isdigit():
+            return False
+        opts["count"] = int(digits)
+        return True
+
+    if args and re.fullmatch(r"[-+]\d+", args[0]):  # the legacy `tail -20` / `tail +2`
+        number(args[0])
+        args = args[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            opts["paths"].extend(args[i:])
+            break
+        if arg in ("--follow", "--follow=descriptor") or arg == "--follow=name":
+            opts["follow"] = True
+        elif arg == "--retry":
+            opts["retry"] = True
+        elif arg.startswith("--lines=") or arg.startswith("--bytes="):
+            opts["bytes"] = arg.startswith("--bytes")
+            if not number(arg.split("=", 1)[1]):
+                return None
+        elif arg.startswith("--"):
+            continue
+        elif arg.startswith("-") and len(arg) > 1:
+            j = 1
+            while j < len(arg):
+                flag = arg[j]
+                j += 1
+                if flag in "fF":
+                    opts["follow"] = True
+                    opts["retry"] = opts["retry"] or flag == "F"
+                elif flag in "qv":
+                    opts["headers"] = flag == "v"
+                elif flag in "ncs":
+                    value = arg[j:]
+                    if not value:
+                        if i >= len(args):
+                            return None
+                        value = args[i]
+                        i += 1
+                    if flag == "s":
+                        seconds = parse_duration(value)
+                        if seconds is None:
+                            return None
+                        opts["period"] = max(seconds, 0.1)
+                    else:
+                        opts["bytes"] = flag == "c"
+                        if not number(value):
+                            return None
+                    break
+                else:
+                    return None
+        else:
+            opts["paths"].append(arg)
+    return opts
+
+
+def tail_select(text: str, opts: dict) -> str:
+    """What tail prints of ``text`` before following: the last N lines (or bytes), or
+    everything from line (byte) N on with ``+N``."""
+    count = opts["count"]
+    if opts["bytes"]:
+        if opts["top"]:
+            return text[max(count - 1, 0) :]
+        return text[-count:] if count else ""
+    lines = text.splitlines(keepends=True)
+    if opts["top"]:
+        return "".join(lines[max(count - 1, 0) :])
+    return "".join(lines[-count:]) if count else ""
+
+
 def u_tail(m: Machine, th: Thread, argv: list[str]) -> int | None:
-    follow = any(
-        a in ("-f", "-F") or (a.startswith("-") and "f" in a.lower() and not a.startswith("-n"))
-        for a in argv[1:]
-    )
-    count, paths = _count_arg([a for a in argv[1:] if a not in ("-f", "-F")], 10)
-    if follow:
-        for arg in paths:
-            content, _ = read_input(m, th, arg)
-            if content:
-                m.write(th, 1, "".join(content.splitlines(keepends=True)[-count:]))
-            return servers.start_program(m, th, argv, th.kind == "program", name="tail")
-    texts, status = _text_input(m, th, paths, "tail")
-    for text in texts:
-        m.write(th, 1, "".join(text.splitlines(keepends=True)[-count:]))
-    return status
+    """``tail [-n N|+N] [-c N] [-f|-F] [-s S] FILE...``. Following (``-f``/``-F``), tail
+    polls its files every second (busybox sleeps ``-s`` seconds between reads) and prints
+    what was appended; ``-F`` also waits for a file that is missing and reopens it."""
+    opts = _tail_options(argv[1:])
+    if opts is None:
+        tool_error(m, th, "Usage: tail [OPTIONS] [FILE]...",
+                   "tail: invalid option\nTry 'tail --help' for more information.")  # fmt: skip
+        return 1
+    paths = opts["paths"]
+    busybox = m.facts.tools == "busybox"
+    if not paths:
+        stdin = th.io[-1].get(0)
+        if stdin == "<open>":
+            th.block = ("read",)
+            return None
+        m.write(th, 1, tail_select(stdin or "", opts))
+        return 0
+    status = 0
+    followed: list[list] = []
+    show = opts["headers"] if opts["headers"] is not None else len(paths) > 1
+    first = True
+    for arg in paths:
+        content, error = read_input(m, th, arg)
+        if content is None:
+            if error == EISDIR:
+                tool_error(m, th, "tail: read error: Is a directory",
+                           f"tail: error reading '{arg}': Is a directory")  # fmt: skip
+            else:
+                tool_error(m, th, f"tail: can't open '{arg}': No such file or directory",
+                           f"tail: cannot open '{arg}' for reading: No such file or directory")  # fmt: skip
+            status = 1
+            if opts["follow"] and opts["retry"] and error != EISDIR:
+                followed.append([arg, m.fs.normalize(arg, th.cwd), None])
+            continue
+        if show:
+            m.write(th, 1, ("" if first else "\n") + f"==> {arg} <==\n")
+        first = False
+        m.write(th, 1, tail_select(content, opts))
+        if opts["follow"] and arg != "-":
+            followed.append([arg, m.fs.normalize(arg, th.cwd), len(content)])
+    if not opts["follow"]:
+        return status
+    if not followed:
+        tool_error(m, th, "tail: no files", "tail: no files remaining")
+        return 1
+    setup = {"follow": followed, "period": round(opts["period"] * 1000), "headers": show,
+             "last": None, "busybox": busybox}  # fmt: skip
+    return servers.start_program(m, th, argv, th.kind == "program", name="tail", setup=setup)
 
 
 def u_wc(m: Machine, th: Thread, argv: list[str]) -> int:
@@ -1541,6 +1850,30 @@ def u_tee(m: Machine, th: Thread, argv: list[str]) -> int:
         m.fs.write(m.fs.normalize(arg, th.cwd), text, append="a" in flags)
     m.write(th, 1, text)
     return 0
+
+
+def u_rev(m: Machine, th: Thread, argv: list[str]) -> int:
+    """``rev [FILE]...``: each line's characters in reverse order (busybox rev.c,
+    util-linux rev)."""
+    _flags, paths = _paths(argv[1:])
+    status = 0
+    texts = []
+    if not paths:
+        stdin = th.io[-1].get(0)
+        texts.append("" if stdin in (None, "<open>") else stdin)
+    for arg in paths:
+        content, _error = read_input(m, th, arg)
+        if content is None:
+            tool_error(m, th, f"rev: can't open '{arg}': No such file or directory",
+                       f"rev: cannot open {arg}: No such file or directory")  # fmt: skip
+            status = 1
+            continue
+        texts.append(content)
+    for text in texts:
+        lines = text.split("\n")
+        out = "\n".join(line[::-1] for line in lines)
+        m.write(th, 1, out)
+    return status
 
 
 def u_basename(m: Machine, th: Thread, argv: list[str]) -> int:
@@ -1721,6 +2054,8 @@ def w_docker_entrypoint(m: Machine, th: Thread, argv: list[str], exec_mode: bool
         rest = ["postgres", *rest]
     elif key == "mysql" and rest and rest[0].startswith("-"):
         rest = ["mysqld", *rest]
+    elif key == "bash" and (not rest or rest[0].startswith("-")):
+        rest = ["bash", *rest]  # docker-library/bash: `exec bash "$@"`
     elif (
         key == "node" and rest and (rest[0].startswith("-") or m.facts.has_binary(rest[0]) is False)
     ):
@@ -1758,7 +2093,7 @@ UTILITIES: dict[str, Any] = {
     "env": u_env, "date": u_date, "hostname": u_hostname, "id": u_id, "whoami": u_whoami,
     "uname": u_uname, "head": u_head, "tail": u_tail, "wc": u_wc, "grep": u_grep,
     "egrep": u_grep, "fgrep": u_grep, "tee": u_tee, "basename": u_basename,
-    "dirname": u_dirname, "seq": u_seq, "expr": u_expr, "ps": u_ps, "pidof": u_pidof,
+    "dirname": u_dirname, "rev": u_rev, "seq": u_seq, "expr": u_expr, "ps": u_ps, "pidof": u_pidof,
     "killall": u_killall, "pkill": u_killall, "timeout": u_timeout, "sync": u_sync,
     "usleep": u_usleep, "which": u_which, "nginx": u_nginx, "true": b_true,
     "false": b_false, "echo": b_echo, "printf": b_printf, "test": b_test, "[": b_test,
@@ -1772,5 +2107,5 @@ PARTIAL = frozenset((
     "tar", "gzip", "gunzip", "base64", "md5sum", "sha256sum", "stat", "df", "du", "free",
     "mount", "umount", "apk", "apt-get", "apt", "pip", "npm", "openssl", "ip", "ifconfig",
     "netstat", "ss", "dd", "diff", "cmp", "install", "logger", "nproc", "uptime", "mktemp",
-    "readlink", "realpath", "rev", "tac", "ping", "nohup", "setsid", "stty", "clear",
+    "readlink", "realpath", "tac", "ping", "nohup", "setsid", "stty", "clear",
 ))  # fmt: skip

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from webapp.engine.programs import bignum, commands, servers
+from webapp.engine.programs import bignum, commands, pycmd, servers
 from webapp.engine.programs.base import HORIZON_MS, parse_duration, shell_flavour
 from webapp.engine.programs.catalogue import ImageFacts, image_facts
 from webapp.engine.programs.syntax import Node, ShellSyntaxError, Word, line_column
@@ -89,7 +89,8 @@ def derive(container: dict, env: dict[str, str] | None = None) -> Derived:
     script_error = None
     root: Node | None = None
     if script is not None:
-        root, error = commands.parse_cached(script)
+        bash = shell_flavour(posixpath.basename(argv[0]), facts.shell) == "bash"
+        root, error = commands.parse_cached(script, bash)
         if error is not None:
             script_error = _error_entry(error, script, script_field)
             warnings.append(script_error)
@@ -309,6 +310,14 @@ def _check_argv(argv: list[str], facts: ImageFacts, warnings: list[dict], source
         else ("args[0]" if source == "args" and not facts.entrypoint else "image")
     )
     entry = {"field": where, "pos": None, "line": None, "column": None}
+    program = pycmd.program_of(argv[1:]) if servers.program_key(facts, argv) == "python" else None
+    if program is not None and source == "command":
+        # `python3 -c PROGRAM` outside the modelled subset: point at the line it leaves it
+        index = argv.index(program, 1)
+        line = pycmd.compile_program(program)
+        located = isinstance(line, int)
+        entry = {"field": f"command[{index}]", "pos": None,
+                 "line": line if located else None, "column": 1 if located else None}  # fmt: skip
     if klass == "missing":
         warnings.append(
             {
@@ -338,7 +347,8 @@ def _text(word: Word) -> str:
 def _describe_simple(node: Node, facts: ImageFacts) -> dict | None:
     if not node.b:
         if node.a:
-            return {"code": "sets", "params": {"names": ", ".join(name for name, _ in node.a)}}
+            names = ", ".join(name.rstrip("+") for name, _ in node.a)
+            return {"code": "sets", "params": {"names": names}}
         return None
     words = [_text(w) for w in node.b]
     base = posixpath.basename(words[0])
@@ -385,6 +395,8 @@ def _describe_simple(node: Node, facts: ImageFacts) -> dict | None:
         if described is not None:
             described = dict(described, params={**described["params"], "exec": True})
         return described
+    if klass == "program" and servers.program_key(facts, words) in ("python-c", "zookeeper"):
+        return {"code": "runs", "params": {"command": " ".join(words)[:60]}}
     if klass == "program" and servers.program_key(facts, words) == "perl-bpi":
         digits = bignum.perl_bpi_digits(words[1:])
         return {"code": "prints_pi", "params": {"digits": digits}}

@@ -73,6 +73,7 @@ class Process:
         self.current: Thread | None = None
         self.render_cache: tuple | None = None  # (ms, the log placeholders of that instant)
         self.signals_seen: list[tuple[int, str]] = []
+        self.follows = False  # a `tail -f` runs here: file changes schedule its next read
 
     # -- public API ---------------------------------------------------------------------
 
@@ -91,6 +92,14 @@ class Process:
         main.frames = [["end"], ["argv", tuple(self.start.argv), True, "runtime"]]
         self.threads[1] = main
         self.advance(self.now, world)
+
+    def follow_changes(self, now_ms: int) -> bool:
+        """Another container changed a shared volume: does a ``tail -f`` here now have a
+        read to do (its next timer set)? The kubelet asks after each container's step."""
+        if not self.follows or self.exit_code is not None:
+            return False
+        self.now = max(self.now, now_ms)
+        return servers.follow_due(self)
 
     def next_wake(self) -> int | None:
         if self.exit_code is not None:
@@ -169,6 +178,24 @@ class Process:
             self.world = None
         return True
 
+    def exchange(self, now_ms: int, port: int, data: str, world: World) -> str | None:
+        """A connection to ``port`` that sends ``data`` and reads the answer until the
+        server closes (``echo ruok | nc 127.0.0.1 2181``); None when refused. From inside
+        this container (an exec of its own probe) the rest of it does not run meanwhile."""
+        inside = self.world is not None
+        if not inside:
+            self.advance(now_ms, world)
+        if self.exit_code is not None or port not in self.listeners:
+            return None
+        previous, self.world = self.world, world
+        try:
+            answer = servers.exchange(self, port, data)
+            if not inside:
+                self._advance(now_ms)
+        finally:
+            self.world = previous
+        return answer
+
     def grpc(self, now_ms: int, port: int, service: str, world: World) -> str:
         """ "SERVING" | "NOT_SERVING" | "unimplemented" | "refused"."""
         self.advance(now_ms, world)
@@ -232,6 +259,8 @@ class Process:
                     thread.block = None
                     thread.fingerprint = None
             runnable = [t for t in self.threads.values() if not t.done and t.block is None]
+            if self.follows and not runnable:
+                servers.follow_due(self)
             if runnable:
                 for thread in sorted(runnable, key=lambda t: t.pid):
                     if not thread.done and thread.block is None and self.exit_code is None:
@@ -443,8 +472,7 @@ class Process:
             del th.io[frame[1] :]
         elif tag == "subshell":
             th.frames.pop()
-            saved = frame[1]
-            th.vars, th.cwd, th.options = saved["vars"], saved["cwd"], saved["options"]
+            restore(th, frame[1])
         elif tag == "pipe":
             self._pipe_step(th, frame)
         elif tag == "trapret":
@@ -584,8 +612,7 @@ class Process:
         for index in range(len(th.frames) - 1, -1, -1):
             frame = th.frames[index]
             if frame[0] == "subshell":
-                saved = frame[1]
-                th.vars, th.cwd, th.options = saved["vars"], saved["cwd"], saved["options"]
+                restore(th, frame[1])
                 del th.frames[index:]
                 th.status = code
                 return
@@ -864,6 +891,14 @@ class Process:
 
     def expand(self, th: Thread, word: Any) -> list[str]:
         return commands.expand_word(self, th, word)
+
+
+def restore(th: Thread, saved: dict) -> None:
+    """Leave a subshell (or a script file run in this thread): its variables, directory
+    and options, and for a script its arguments and shell, are the parent's again."""
+    th.vars, th.cwd, th.options = saved["vars"], saved["cwd"], saved["options"]
+    if "positional" in saved:
+        th.positional, th.arg0, th.shell = saved["positional"], saved["arg0"], saved["shell"]
 
 
 def previous_guarded(node: Node) -> bool:

@@ -338,7 +338,20 @@ def nc(m: Machine, th: Thread, argv: list[str]) -> int:
         return 1
     ip = found[1]
     world = m.world
-    ok = world.tcp(m.now, ip, port) if world is not None else False
+    stdin = th.io[-1].get(0) if th.io else None
+    exchange = getattr(world, "exchange", None)
+    if "z" not in flags and isinstance(stdin, str) and stdin and stdin != "<open>" and exchange:
+        # `echo ruok | nc HOST PORT`: send stdin, print what comes back until the close
+        answer = exchange(m.now, ip, port, stdin)
+        if answer is not None:
+            if "v" in flags:
+                tool_error(m, th, f"{host} ({ip}:{port}) open",
+                           f"Connection to {host} {port} port [tcp/*] succeeded!")  # fmt: skip
+            m.write(th, 1, answer)
+            return 0
+        ok = False
+    else:
+        ok = world.tcp(m.now, ip, port) if world is not None else False
     if not ok:
         if "v" in flags or "z" not in flags:
             tool_error(m, th, f"nc: {host} ({ip}:{port}): Connection refused",

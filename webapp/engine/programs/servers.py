@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from webapp.engine.programs import bignum
+from webapp.engine.programs import bignum, pycmd, zookeeper
 from webapp.engine.programs.base import Answer, Machine, Thread, parse_duration
 from webapp.engine.programs.catalogue import ImageFacts
 from webapp.engine.programs.catalogue import program as program_config
@@ -119,6 +119,8 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
     if re.fullmatch(r"python[0-9.]*", base):
         if "-m" in args and "http.server" in args:
             return "python-http"
+        if pycmd.modelled(args):
+            return "python-c"
         return "python"
     if base in ("node", "nodejs"):
         return "node"
@@ -126,6 +128,8 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "perl-bpi" if bignum.perl_bpi_digits(args) is not None else "perl"
     if base == "java":
         return "java"
+    if base == "start-zookeeper" and facts.key == "kubernetes-zookeeper":
+        return "zookeeper"
     if base in ("nc", "netcat") and any(a.startswith("-") and "l" in a for a in args):
         return "nc-listen"
     return None
@@ -139,8 +143,10 @@ def handles(facts: ImageFacts, argv: list[str]) -> bool:
 
 
 def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
-                  name: str | None = None, unknown: bool = False) -> int | None:  # fmt: skip
-    """Run a long-running program in ``th`` (as the thread itself, or as its child)."""
+                  name: str | None = None, unknown: bool = False,
+                  setup: dict | None = None) -> int | None:  # fmt: skip
+    """Run a long-running program in ``th`` (as the thread itself, or as its child);
+    ``setup``: more state of its own (``tail -f``'s files)."""
     key = name or (None if unknown else program_key(m.facts, argv)) or "unknown"
     base = posixpath.basename(argv[0]) if argv else key
     config = program_config(key)
@@ -160,6 +166,12 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
     interactive = not [a for a in args if not a.startswith("-")] and "-c" not in args
     if key in ("python", "node", "perl") and interactive and program["stdin"] != "<open>":
         return 0  # an interactive interpreter with no terminal reads end-of-file and exits 0
+    if setup:
+        program.update(setup)
+    if key == "zookeeper":
+        failed = zookeeper.prepare(m, th, program, args)
+        if failed is not None:
+            return failed
     th.program = program
     extra: dict[str, object] = {}
     ports = program_ports(key, config, args)
@@ -173,6 +185,11 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         _vish_stress(m, program, args)
     elif key == "perl-bpi":
         _perl_bpi(m, program, args)
+    elif key == "python-c":
+        _python_c(m, program, args, env)
+    elif key == "tail" and program.get("follow"):
+        program["sig"] = follow_signature(m, program)
+        m.follows = True
     for stream, template in config.get("startLogs") or ():
         if key == "python-http" and not (env.get("PYTHONUNBUFFERED") or "-u" in args):
             continue
@@ -182,6 +199,9 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         m.write(th, 1, f"Serving HTTP on 0.0.0.0 port {port} (http://0.0.0.0:{port}/) ...\n")
     if unknown or key == "unknown":
         ports = [(port, "unknown") for port in m.start.assumed_ports]
+    if "listen_at" in program:  # a program that binds its ports once it has started
+        program["events"].append((program["listen_at"], "listen", 0))
+        ports = []
     for port, kind in ports:
         if port in m.listeners:
             if key == "nginx":
@@ -313,6 +333,18 @@ def _perl_bpi(m: Machine, program: dict, args: list[str]) -> None:
     )
 
 
+def _python_c(m: Machine, program: dict, args: list[str], env: dict[str, str]) -> None:
+    """``python3 -c PROGRAM`` of the modelled subset (programs/pycmd.py): it ends after
+    RUN_MS with the program's output (stdout is flushed at exit) and exit code."""
+    tree = pycmd.compile_program(pycmd.program_of(args) or "")
+    result = pycmd.run(tree, env) if not isinstance(tree, int | None) else None
+    if result is None:  # a value the model does not compute: it runs on, noted
+        m.note("not_modelled", None, command="python3")
+        return
+    code, out, err = result
+    program["events"].append((m.now + pycmd.RUN_MS, "finish", (code, out, err)))
+
+
 def _quantity(text: str) -> int | None:
     match = re.fullmatch(r"(\d+)(Ki|Mi|Gi|Ti|K|M|G|T|k)?", text)
     if not match:
@@ -374,7 +406,82 @@ def program_event(m: Machine, th: Thread) -> None:
                 m.write(th, stream[0] if stream else 2, line + "\n")
             m.finish_program(th, code)
             return
+        if kind == "finish":
+            code, out, err = value
+            m.write(th, 1, out)
+            m.write(th, 2, err)
+            m.finish_program(th, code)
+            return
+        if kind == "listen":
+            for port, serve in program.get("ports") or ():
+                if port not in m.listeners:
+                    m.listeners[port] = (program["pid"], serve, program["key"])
+            if program["key"] == "zookeeper":
+                zookeeper.started(m, th, program)
+        if kind == "poll":
+            tail_poll(m, th, program)
     _schedule(m, th)
+
+
+def follow_signature(m: Machine, program: dict) -> tuple:
+    """What ``tail -f`` would notice of its files: each one's length (None: missing)."""
+    out = []
+    for _name, path, _offset in program["follow"]:
+        content = m.fs.read(path)
+        out.append(None if content is None else len(content))
+    return tuple(out)
+
+
+def follow_due(m: Machine) -> bool:
+    """Schedule the next read of every ``tail -f`` whose files changed since its last
+    read: at its next poll, the first multiple of its period since it started (busybox
+    reads once per ``sleep(1)``, so a round that finds nothing new changes nothing and is
+    not run). True when a timer was set."""
+    scheduled = False
+    for th in m.threads.values():
+        program = th.program
+        if th.done or program is None or not program.get("follow"):
+            continue
+        if any(kind == "poll" for _at, kind, _v in program["events"]):
+            continue
+        if follow_signature(m, program) == program["sig"]:
+            continue
+        period, started = program["period"], program["started"]
+        rounds = max(1, -(-(m.now - started) // period))
+        program["events"].append((started + rounds * period, "poll", 0))
+        _schedule(m, th)
+        scheduled = True
+    return scheduled
+
+
+def tail_poll(m: Machine, th: Thread, program: dict) -> None:
+    """One round of ``tail -f``: print what each followed file gained since the last
+    read (busybox tail.c's follow loop: reopen with -F, start over after a truncation)."""
+    busybox = program.get("busybox", True)
+    for entry in program["follow"]:
+        name, path, offset = entry
+        content = m.fs.read(path)
+        if content is None:
+            if offset is not None:
+                entry[2] = None
+                m.write(th, 2, f"tail: {name} has become inaccessible: No such file or directory\n"
+                        if busybox else f"tail: '{name}' has become inaccessible: No such file or directory\n")  # fmt: skip
+            continue
+        if offset is None:
+            m.write(th, 2, f"tail: {name} has appeared; following end of new file\n"
+                    if busybox else f"tail: '{name}' has appeared;  following new file\n")  # fmt: skip
+            offset = 0
+        elif len(content) < offset:
+            if not busybox:
+                m.write(th, 2, f"tail: {name}: file truncated\n")
+            offset = 0
+        if len(content) > offset:
+            if program.get("headers") and program.get("last") != path:
+                m.write(th, 1, f"\n==> {name} <==\n")
+            program["last"] = path
+            m.write(th, 1, content[offset:])
+        entry[2] = len(content)
+    program["sig"] = follow_signature(m, program)
 
 
 # -- signals ---------------------------------------------------------------------------
@@ -606,6 +713,15 @@ def tcp_connected(m: Machine, port: int) -> None:
         return
     if not any(a.startswith("-") and "k" in a for a in th.program["argv"][1:]):
         m.finish_program(th, 0)
+
+
+def exchange(m: Machine, port: int, data: str) -> str:
+    """A connection that sends ``data``: what the listener answers before it closes."""
+    _pid, kind, _key = m.listeners[port]
+    if kind == "zookeeper":
+        return zookeeper.four_letter(m, _owner(m, port), data)
+    tcp_connected(m, port)
+    return ""
 
 
 def grpc(m: Machine, port: int, service: str) -> str:

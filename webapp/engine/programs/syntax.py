@@ -122,11 +122,15 @@ class _Tok:
         self.io = io  # an IO number before a redirection operator (2>)
 
 
-def parse_script(text: str) -> Node:
-    """The whole script as a ``list`` node; :class:`ShellSyntaxError` when it cannot be run."""
+def parse_script(text: str, bash: bool = False) -> Node:
+    """The whole script as a ``list`` node; :class:`ShellSyntaxError` when it cannot be run.
+
+    ``bash``: the script is for bash, which also has indexed arrays (``a=(x y)``,
+    ``a[i]=v``, ``a+=(z)``, ``${a[i]}``, ``${a[@]}``, ``${#a[@]}``); busybox ash and dash
+    reject ``a=(`` with a syntax error, as they do here."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_SCRIPT_BYTES:
         raise ShellSyntaxError("limit", "script_too_large", 0, limit=MAX_SCRIPT_BYTES)
-    parser = _Parser(text, 0, 0)
+    parser = _Parser(text, 0, 0, bash)
     node = parser.parse_list(frozenset(), top=True)
     tok = parser.peek()
     if tok.kind != "eof":
@@ -135,9 +139,10 @@ def parse_script(text: str) -> Node:
 
 
 class _Parser:
-    def __init__(self, src: str, pos: int, depth: int) -> None:
+    def __init__(self, src: str, pos: int, depth: int, bash: bool = False) -> None:
         if depth > MAX_DEPTH:
             raise ShellSyntaxError("limit", "too_deep", pos, limit=MAX_DEPTH)
+        self.bash = bash
         self.src = src
         self.pos = pos
         self.depth = depth
@@ -282,7 +287,7 @@ class _Parser:
         if src.startswith("((", self.pos):
             return self._arithmetic(start, quoted)
         if src.startswith("(", self.pos):
-            sub = _Parser(src, self.pos + 1, self.depth + 1)
+            sub = _Parser(src, self.pos + 1, self.depth + 1, self.bash)
             node = sub.parse_list(frozenset((")",)))
             tok = sub.next()
             if tok.kind != "op" or tok.value != ")":
@@ -316,6 +321,10 @@ class _Parser:
             raise ShellSyntaxError("syntax", "unterminated_brace", start)
         body = src[self.pos + 1 : i]
         self.pos = i + 1
+        if self.bash:
+            element = self._element(body, start, quoted)
+            if element is not None:
+                return element
         if body.startswith("#") and len(body) > 1:
             name = body[1:]
             if NAME_RE.match(name) or name in ("@", "*"):
@@ -332,9 +341,29 @@ class _Parser:
             )
         word = None
         if op:
-            sub = _Parser(rest, 0, self.depth + 1)
+            sub = _Parser(rest, 0, self.depth + 1, self.bash)
             word = _word_in_context(sub, rest)
         return ("V", name, quoted, op, word)
+
+    def _element(self, body: str, start: int, quoted: bool) -> tuple | None:
+        """bash's ``${a[i]}``, ``${a[@]}``, ``${#a[@]}``, ``${a[i]:-word}`` as an "X" part,
+        or None when ``body`` names no array element."""
+        m = _ELEMENT_RE.match(body)
+        if not m:
+            return None
+        length, name, sub, op = m.group(1), m.group(2), m.group(3), m.group(4) or ""
+        rest = body[m.end() :]
+        if (length and (op or rest)) or (not op and rest):
+            raise ShellSyntaxError(
+                "unsupported", "parameter_operator", start, text="${" + body + "}"
+            )
+        word = None
+        if op:
+            word = _word_in_context(_Parser(rest, 0, self.depth + 1, True), rest)
+        subscript: Word | str = sub
+        if sub not in ("@", "*"):
+            subscript = _word_in_context(_Parser(sub, 0, self.depth + 1, True), sub)
+        return ("X", name, quoted, "#" if length else op, word, subscript)
 
     def _arithmetic(self, start: int, quoted: bool) -> tuple:
         src = self.src
@@ -352,7 +381,7 @@ class _Parser:
             raise ShellSyntaxError("syntax", "unterminated_arithmetic", start)
         body = src[self.pos + 2 : i]
         self.pos = i + 2
-        sub = _Parser(body, 0, self.depth + 1)
+        sub = _Parser(body, 0, self.depth + 1, self.bash)
         return ("A", _word_in_context(sub, body), quoted)
 
     def _backquote(self, quoted: bool) -> tuple:
@@ -371,7 +400,7 @@ class _Parser:
             raise ShellSyntaxError("syntax", "unterminated_substitution", start)
         self.pos = i + 1
         inner = "".join(chars)
-        sub = _Parser(inner, 0, self.depth + 1)
+        sub = _Parser(inner, 0, self.depth + 1, self.bash)
         node = sub.parse_list(frozenset())
         if sub.peek().kind != "eof":
             raise sub.unexpected(sub.peek())
@@ -632,9 +661,11 @@ class _Parser:
                 break
             word = tok.value
             if not words:
-                split = _assignment(word)
+                split = _assignment(word, self.bash)
                 if split is not None:
                     self.next()
+                    if self.bash and split[1].raw == "" and self._array_follows(word):
+                        split = (split[0], self._array_words())
                     assigns.append(split)
                     continue
             self.next()
@@ -642,6 +673,31 @@ class _Parser:
         if not words and not assigns and not redirects:
             raise self.unexpected(self.peek())
         return Node("simple", tuple(assigns), tuple(words), tuple(redirects), pos=start)
+
+    def _array_follows(self, word: Word) -> bool:
+        """``name=(`` with nothing between the ``=`` and the parenthesis."""
+        tok = self.peek()
+        return tok.kind == "op" and tok.value == "(" and tok.pos == word.pos + len(word.raw)
+
+    def _array_words(self) -> tuple:
+        """The words of ``name=( … )`` (newlines allowed), as ``("array", words)``."""
+        self.next()  # (
+        words = []
+        while True:
+            tok = self.peek()
+            if tok.kind == "nl":
+                self.next()
+            elif tok.kind == "word":
+                words.append(self.next().value)
+            elif tok.kind == "op" and tok.value == ")":
+                self.next()
+                return ("array", tuple(words))
+            else:
+                raise self.unexpected(tok)
+
+
+_ELEMENT_RE = re.compile(r"(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\](:?[-=+?])?")
+_ELEMENT_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?\Z")
 
 
 def _word_in_context(parser: _Parser, text: str) -> Word:
@@ -652,12 +708,14 @@ def _word_in_context(parser: _Parser, text: str) -> Word:
     return Word(tuple(parts), text, 0)
 
 
-def _assignment(word: Word) -> tuple[str, Word] | None:
+def _assignment(word: Word, bash: bool = False) -> tuple[str, Word] | None:
+    """``NAME=value`` split into its name and value word; with ``bash`` also
+    ``NAME[subscript]=value`` and ``NAME+=value`` (the name keeps ``[…]`` / ``+``)."""
     first = word.parts[0]
     if first[0] != "L" or first[2]:
         return None
     name, eq, value = first[1].partition("=")
-    if not eq or not NAME_RE.match(name):
+    if not eq or not (NAME_RE.match(name) or (bash and _ELEMENT_NAME_RE.match(name))):
         return None
     rest = ((("L", value, False),) if value else ()) + word.parts[1:]
     if not rest:
