@@ -597,6 +597,12 @@ def _replica_sets_by_labels(replica_sets: Sequence[Obj]) -> str:
     return ", ".join(texts) or "<none>"
 
 
+def required_old_replica_sets(old_rss: Sequence[Obj]) -> list[Obj]:
+    """kubectl's ``findOldReplicaSets`` (``pkg/util/deployment``): the old ReplicaSets
+    whose ``spec.replicas`` (defaulted to 1) is not 0: those scaled down to 0 are left out."""
+    return [rs for rs in old_rss if _replicas(rs) != 0]
+
+
 def describe_deployment(
     deployment: Obj,
     old_rss: Sequence[Obj],
@@ -604,7 +610,12 @@ def describe_deployment(
     events: list[Obj],
     now: datetime,
 ) -> str:
-    """``describeDeployment``: pass the Deployment's old and new ReplicaSets and its events."""
+    """``describeDeployment``: pass the Deployment's old and new ReplicaSets and its events.
+
+    ``old_rss`` may hold every old ReplicaSet: as kubectl's ``GetAllReplicaSets`` (its
+    ``findOldReplicaSets``) it prints only those whose ``spec.replicas`` is not 0, so a
+    finished rollout shows ``OldReplicaSets:  <none>``.
+    """
     w = PrefixWriter()
     metadata, spec, status = _metadata(deployment), _spec(deployment), _status(deployment)
     w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
@@ -631,7 +642,8 @@ def describe_deployment(
     describe_pod_template(w, spec.get("template"))
     _conditions_table(w, deployment)
     if old_rss or new_rss:
-        w.write(LEVEL_0, f"OldReplicaSets:\t{_replica_sets_by_labels(old_rss)}\n")
+        required = required_old_replica_sets(old_rss)
+        w.write(LEVEL_0, f"OldReplicaSets:\t{_replica_sets_by_labels(required)}\n")
         w.write(LEVEL_0, f"NewReplicaSet:\t{_replica_sets_by_labels(new_rss)}\n")
     describe_events(w, events, now)
     return w.text()
