@@ -36,7 +36,9 @@ spec:
 ---
 """
 # statefulset.md's example, unchanged
-STATEFULSET_MD = SERVICE + """\
+STATEFULSET_MD = (
+    SERVICE
+    + """\
 apiVersion: apps/v1
 kind: StatefulSet
 metadata:
@@ -73,8 +75,11 @@ spec:
         requests:
           storage: 1Gi
 """
+)
 # basic-stateful-set.md's web.yaml, unchanged
-WEB_YAML = SERVICE + """\
+WEB_YAML = (
+    SERVICE
+    + """\
 apiVersion: apps/v1
 kind: StatefulSet
 metadata:
@@ -108,6 +113,7 @@ spec:
         requests:
           storage: 1Gi
 """
+)
 NODES = """\
 apiVersion: v1
 kind: Node
@@ -180,8 +186,9 @@ def test_basic_stateful_set_claims_bind_to_volumes_the_provisioner_creates() -> 
     assert scheduled == evts[3][0]
     pv = next(v for v in sim.objects("PersistentVolume") if v["metadata"]["name"] == volume)
     assert storage.volume_node(pv) == sim.pod("web-0")["spec"]["nodeName"]
-    assert claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == (
-        sim.pod("web-0")["spec"]["nodeName"]
+    assert (
+        claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"]
+        == (sim.pod("web-0")["spec"]["nodeName"])
     )
     assert all(pod_columns(p, sim.wall_time())["STATUS"] == "Running" for p in sim.objects("Pod"))
 
@@ -213,7 +220,11 @@ def test_statefulset_md_missing_storage_class_leaves_claim_and_pod_pending() -> 
     sim.advance(60)
     assert sorted(claims(sim)) == ["www-web-0"]  # OrderedReady: web-1 waits for web-0
     assert events_of(sim, "PersistentVolumeClaim", "www-web-0") == [
-        ("00:00:00", "ProvisioningFailed", 'storageclass.storage.k8s.io "my-storage-class" not found')
+        (
+            "00:00:00",
+            "ProvisioningFailed",
+            'storageclass.storage.k8s.io "my-storage-class" not found',
+        )
     ]
     assert claims(sim)["www-web-0"]["status"]["phase"] == "Pending"
     assert sim.objects("PersistentVolume") == []
