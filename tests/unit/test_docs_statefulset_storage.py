@@ -334,3 +334,46 @@ def test_the_storage_class_is_kind_s_default() -> None:
             cls["reclaimPolicy"]) == ("standard", "rancher.io/local-path",
                                       "WaitForFirstConsumer", "Delete")  # fmt: skip
     assert cls["metadata"]["annotations"] == {"storageclass.kubernetes.io/is-default-class": "true"}
+
+
+def test_storage_runs_coast_and_resume_from_checkpoints_exactly(monkeypatch) -> None:
+    """Claims, volumes and a PreBind waiting on provisioning survive checkpoints: a run
+    resumed from any of them, or coasted, is the plain run, claims and volumes included."""
+    import json
+
+    from tests.unit import test_cluster_seek as seek
+    from webapp.manifest import parse_scenario
+
+    plain = seek.observed
+
+    def observed(sim) -> str:
+        extra = {"pvc": sim.objects("PersistentVolumeClaim"), "pv": sim.objects("PersistentVolume")}
+        return plain(sim) + json.dumps(extra, sort_keys=True)
+
+    monkeypatch.setattr(seek, "observed", observed)
+    scenario = parse_scenario(
+        NODES
+        + retention("{whenDeleted: Retain, whenScaled: Delete}").replace(
+            "replicas: 2", "replicas: 3"
+        )
+    )
+    script = [
+        (25.0, {"action": "delete", "name": "web-0"}),
+        (26.5, {"action": "scale", "kind": "StatefulSet", "name": "web", "replicas": 1}),
+        (60.0, {"action": "scale", "kind": "StatefulSet", "name": "web", "replicas": 3}),
+    ]
+    coasted = seek.play(scenario, script, 150.0, coasting=True)
+    assert observed(coasted) == observed(seek.play(scenario, script, 150.0, coasting=False))
+    assert seek.check_checkpoints(scenario, script, 150.0) > 1
+
+
+def test_manifest_claim_templates_are_named_and_retention_values_checked() -> None:
+    import pytest
+
+    from webapp.manifest import ScenarioError
+
+    unnamed = WEB_YAML.replace("  - metadata:\n      name: www\n", "  - metadata: {}\n")
+    with pytest.raises(ScenarioError, match=r"spec\.volumeClaimTemplates\[0\]\.metadata\.name"):
+        Simulation.from_yaml(unnamed)
+    with pytest.raises(ScenarioError, match='"Maybe" is not allowed; use one of: Retain, Delete'):
+        Simulation.from_yaml(retention("{whenDeleted: Maybe}"))
