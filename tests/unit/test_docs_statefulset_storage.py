@@ -377,3 +377,16 @@ def test_manifest_claim_templates_are_named_and_retention_values_checked() -> No
         Simulation.from_yaml(unnamed)
     with pytest.raises(ScenarioError, match='"Maybe" is not allowed; use one of: Retain, Delete'):
         Simulation.from_yaml(retention("{whenDeleted: Maybe}"))
+
+
+def test_the_page_s_kubectl_views_print_get_pvc_pv() -> None:
+    from webapp.sessions.views import cluster_state
+
+    sim = Simulation.from_yaml(WEB_YAML)
+    sim.advance(30)
+    text = cluster_state(sim)["views"]["storage"]
+    assert text.splitlines()[1].startswith("persistentvolumeclaim/www-web-0   Bound    pvc-")
+    assert "persistentvolume/pvc-" in text
+    sim = Simulation.from_yaml(WEB_YAML.split("        volumeMounts:")[0])  # no claims
+    sim.advance(10)
+    assert cluster_state(sim)["views"]["storage"] == ""  # nothing to list: no section
