@@ -390,3 +390,20 @@ def test_the_page_s_kubectl_views_print_get_pvc_pv() -> None:
     sim = Simulation.from_yaml(WEB_YAML.split("        volumeMounts:")[0])  # no claims
     sim.advance(10)
     assert cluster_state(sim)["views"]["storage"] == ""  # nothing to list: no section
+
+
+def test_describe_pod_shows_the_claim_as_the_tutorial_does() -> None:
+    from webapp.kubectl.describe import describe_pod
+
+    sim = Simulation.from_yaml(WEB_YAML)
+    sim.advance(20)
+    events = [e for e in sim.events() if e["involvedObject"]["name"] == "web-0"]
+    text = describe_pod(sim.pod("web-0"), events, sim.wall_time())
+    assert "      /usr/share/nginx/html from www (rw)\n" in text
+    assert (
+        "  www:\n"
+        "    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the "
+        "same namespace)\n"
+        "    ClaimName:  www-web-0\n"
+        "    ReadOnly:   false\n"
+    ) in text
