@@ -117,6 +117,7 @@ function kubectlTranscript(views) {
     parts.push(`$ kubectl rollout status ${name}\n` + text);
   }
   if (views.pdbs) parts.push("$ kubectl get pdb\n" + views.pdbs);
+  if (views.storage) parts.push("$ kubectl get pvc,pv\n" + views.storage);
   for (const [name, text] of Object.entries(views.describe || {})) {
     parts.push(`$ kubectl describe ${name.replace("/", " ")}\n` + text);
   }

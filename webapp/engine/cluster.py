@@ -30,10 +30,12 @@ from webapp.engine.checkpoint import take_cluster as take_cluster_checkpoint
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers import disruption as disruption_controller
 from webapp.engine.controllers import job as job_controller
+from webapp.engine.controllers import persistentvolume
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
 from webapp.engine.controllers.rules import job as job_rules
+from webapp.engine.controllers.rules import storage as storage_rules
 from webapp.engine.core.clock import URGENT
 from webapp.engine.core.timefmt import rfc3339, to_ms, wall_time
 from webapp.engine.kubelet.coasting import coast
@@ -132,6 +134,7 @@ class PodRun(Simulation):
         self.services = cluster.services
         self.nodes_by_name = cluster.nodes_by_name
         self.removal_pending: str | None = None  # deleted, kept for its finalizers
+        self.provisioning = False  # the scheduler's PreBind waits for its volumes
         self._init_pod(pod, created_ms=cluster.clock.now_ms)
         self.pod_versions = _WatchTee(cluster.watch_versions)
         self._submit()
@@ -160,7 +163,13 @@ class PodRun(Simulation):
         the same owner, then the fewest Pods (default topology spreading and
         LeastAllocated, well enough that replicas spread), then by name."""
         nodes = [state.obj for state in self.nodes_by_name.values()]
-        result = scheduler.schedule(self.pod_object_dict, nodes)
+        volumes: dict[str, Any] = {}
+        if self.cluster.claims and persistentvolume.pod_claims(self):
+            volumes = {
+                "pre_filter": persistentvolume.pre_filter(self.cluster, self),
+                "volume_binding": persistentvolume.volume_filter(self.cluster, self),
+            }
+        result = scheduler.schedule(self.pod_object_dict, nodes, **volumes)
         if result.node_name is None:
             return result
         owner = _owner_uid(self.pod_object_dict)
@@ -174,9 +183,24 @@ class PodRun(Simulation):
         feasible = [
             (counts[name][0], counts[name][1], name)
             for name in self.nodes_by_name
-            if scheduler.schedule(self.pod_object_dict, [self.nodes_by_name[name].obj]).node_name
+            if scheduler.schedule(
+                self.pod_object_dict, [self.nodes_by_name[name].obj], **volumes
+            ).node_name
         ]
         return scheduler.ScheduleResult(min(feasible)[2], "") if feasible else result
+
+    def _schedule_attempt(self) -> None:
+        if self.provisioning:
+            return  # PreBind is waiting for the Pod's volumes
+        super()._schedule_attempt()
+
+    def bind(self, node_name: str) -> None:
+        """PreBind (VolumeBinding): an unbound WaitForFirstConsumer claim is provisioned on
+        the chosen node first; the Pod is bound once its claims are."""
+        if self.cluster.claims and persistentvolume.unbound_delayed_claims(self.cluster, self):
+            persistentvolume.provision_then_bind(self.cluster, self, node_name, super().bind)
+            return
+        super().bind(node_name)
 
 
 # What apply_pod_defaults fills in that only a Pod's admission adds (ServiceAccount,
@@ -244,6 +268,11 @@ class ClusterSimulation:
         self.stateful_sets: dict[str, dict] = {}
         self.sts_revisions: dict[str, dict[str, dict]] = {}  # set -> revision -> template
         self.pdbs: dict[str, dict] = {}
+        # PersistentVolumeClaims and PersistentVolumes by name (controllers/persistentvolume.py)
+        self.claims: dict[str, dict] = {}
+        self.volumes: dict[str, dict] = {}
+        self.storage_names = CountedRandom(f"{seed}/storage")  # their UIDs
+        self.provisioner_identity: str | None = None
         self.drains: dict[str, disruption_controller.Drain] = {}  # node -> its kubectl drain
         self.gone: list[PodRun] = []  # Pods whose name a StatefulSet's new Pod took again
         self.job_backoff: dict[str, job_rules.BackoffRecord] = {}
@@ -753,6 +782,12 @@ class ClusterSimulation:
             return [copy.deepcopy(s) for s in self.stateful_sets.values()]
         if kind == "PodDisruptionBudget":
             return [copy.deepcopy(p) for p in self.pdbs.values()]
+        if kind == "PersistentVolumeClaim":
+            return [copy.deepcopy(c) for c in self.claims.values()]
+        if kind == "PersistentVolume":
+            return [copy.deepcopy(v) for v in self.volumes.values()]
+        if kind == "StorageClass":
+            return [storage_rules.storage_class(storage_rules.DEFAULT_CLASS)]
         if kind == "EndpointSlice":
             return self.endpoint_slices()
         if kind == "Node":

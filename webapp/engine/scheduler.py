@@ -27,6 +27,7 @@ public issue threads and blog posts, 2025–2026) because §10 marks it **unconf
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from webapp.engine.api.podutil import is_sidecar
@@ -312,19 +313,30 @@ def filter_node_resources_fit(
 
 
 def run_filter_plugins(
-    pod: dict, node: dict, pod_request: dict[str, int], used: dict[str, int]
+    pod: dict,
+    node: dict,
+    pod_request: dict[str, int],
+    used: dict[str, int],
+    volume_binding: Callable[[dict], FilterStatus | None] | None = None,
 ) -> FilterStatus | None:
-    """The default profile's Filter plugins in order; the first rejection wins."""
+    """The default profile's Filter plugins in order; the first rejection wins
+    (VolumeBinding, when the caller knows the Pod's claims, after NodeResourcesFit)."""
     return (
         filter_node_unschedulable(pod, node)
         or filter_taint_toleration(pod, node)
         or filter_node_affinity(pod, node)
         or filter_node_resources_fit(pod_request, node, used)
+        or (volume_binding(node) if volume_binding is not None else None)
     )
 
 
 def schedule(
-    pod: dict, nodes: list[dict], *, requested: dict[str, dict] | None = None
+    pod: dict,
+    nodes: list[dict],
+    *,
+    requested: dict[str, dict] | None = None,
+    pre_filter: str = "",
+    volume_binding: Callable[[dict], FilterStatus | None] | None = None,
 ) -> ScheduleResult:
     """``schedulePod``: a node for ``pod``, or None and the FitError message.
 
@@ -340,12 +352,17 @@ def schedule(
         return ScheduleResult(node_name, "")
     if not nodes:
         return ScheduleResult(None, ERR_NO_NODES_AVAILABLE)
+    if pre_filter:  # a PreFilter rejection (VolumeBinding's): every node gets that status
+        statuses = {
+            (node.get("metadata") or {}).get("name", ""): FilterStatus((), True) for node in nodes
+        }
+        return ScheduleResult(None, fit_error_message(pod, len(nodes), statuses, pre_filter))
     pod_request = pod_requests(pod)
     feasible, statuses = [], {}
     for node in nodes:
         name = (node.get("metadata") or {}).get("name", "")
         used = _parse_resources((requested or {}).get(name) or {})
-        status = run_filter_plugins(pod, node, pod_request, used)
+        status = run_filter_plugins(pod, node, pod_request, used, volume_binding)
         if status is None:
             feasible.append((-_free_fraction(node, used, pod_request), name))
         else:
@@ -397,11 +414,16 @@ def _free_fraction(node: dict, used: dict[str, int], pod_request: dict[str, int]
     return sum(fractions) / len(fractions) if fractions else 0.0
 
 
-def fit_error_message(pod: dict, num_all_nodes: int, statuses: dict[str, FilterStatus]) -> str:
-    """``FitError.Error()``: the filter histogram, then the PostFilter messages."""
+def fit_error_message(
+    pod: dict, num_all_nodes: int, statuses: dict[str, FilterStatus], pre_filter: str = ""
+) -> str:
+    """``FitError.Error()``: the PreFilter message or else the filter histogram, then the
+    PostFilter messages."""
     message = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
     filter_reasons = Counter(r for s in statuses.values() for r in s.reasons)
-    if filter_reasons:
+    if pre_filter:
+        message += f" {pre_filter}."
+    elif filter_reasons:
         message += f" {reasons_histogram(filter_reasons)}."
     return f"{message} {DRA_POST_FILTER_MSG}, preemption: {preemption_message(pod, num_all_nodes, statuses)}"
 

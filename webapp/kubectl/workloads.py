@@ -48,6 +48,8 @@ RESOURCE_PREFIX = {
     "StatefulSet": "statefulset.apps",
     "EndpointSlice": "endpointslice.discovery.k8s.io",
     "PodDisruptionBudget": "poddisruptionbudget.policy",
+    "PersistentVolumeClaim": "persistentvolumeclaim",
+    "PersistentVolume": "persistentvolume",
 }
 
 
@@ -297,7 +299,74 @@ def print_pdb(pdb: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
     }
 
 
+def _access_modes(modes: Sequence[str] | None) -> str:
+    """``GetAccessModesAsString``: RWO, ROX, RWX, RWOP in that order."""
+    short = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
+             ("ReadWriteOncePod", "RWOP"))  # fmt: skip
+    present = set(modes or [])
+    return ",".join(text for mode, text in short if mode in present)
+
+
+def print_persistent_volume_claim(
+    claim: Obj, now: datetime, *, wide: bool = False
+) -> dict[str, str]:
+    """printPersistentVolumeClaim: VOLUME, CAPACITY and ACCESS MODES once bound (from the
+    status), ``<unset>`` for no VolumeAttributesClass; VOLUMEMODE with -o wide."""
+    spec, status = _spec(claim), _status(claim)
+    phase = "Terminating" if _metadata(claim).get("deletionTimestamp") else status.get("phase", "")
+    capacity = modes = ""
+    if spec.get("volumeName"):
+        modes = _access_modes(status.get("accessModes"))
+        capacity = str((status.get("capacity") or {}).get("storage", ""))
+    cells = {
+        "NAME": _metadata(claim).get("name", ""),
+        "STATUS": phase,
+        "VOLUME": spec.get("volumeName", ""),
+        "CAPACITY": capacity,
+        "ACCESS MODES": modes,
+        "STORAGECLASS": spec.get("storageClassName") or "",
+        "VOLUMEATTRIBUTESCLASS": spec.get("volumeAttributesClassName") or "<unset>",
+        "AGE": _age(claim, now),
+    }
+    if wide:
+        cells["VOLUMEMODE"] = spec.get("volumeMode") or "<unset>"
+    return cells
+
+
+def print_persistent_volume(volume: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printPersistentVolume: CLAIM as ``namespace/name``, RECLAIM POLICY, REASON."""
+    spec, status = _spec(volume), _status(volume)
+    ref = spec.get("claimRef")
+    phase = "Terminating" if _metadata(volume).get("deletionTimestamp") else status.get("phase", "")
+    cells = {
+        "NAME": _metadata(volume).get("name", ""),
+        "CAPACITY": str((spec.get("capacity") or {}).get("storage", "")),
+        "ACCESS MODES": _access_modes(spec.get("accessModes")),
+        "RECLAIM POLICY": spec.get("persistentVolumeReclaimPolicy", ""),
+        "STATUS": phase,
+        "CLAIM": f"{ref.get('namespace', '')}/{ref.get('name', '')}" if ref else "",
+        "STORAGECLASS": spec.get("storageClassName") or "",
+        "VOLUMEATTRIBUTESCLASS": spec.get("volumeAttributesClassName") or "<unset>",
+        "REASON": status.get("reason", ""),
+        "AGE": _age(volume, now),
+    }
+    if wide:
+        cells["VOLUMEMODE"] = spec.get("volumeMode") or "<unset>"
+    return cells
+
+
+PVC_COLUMNS = ("NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS",
+               "VOLUMEATTRIBUTESCLASS", "AGE")  # fmt: skip
+PV_COLUMNS = ("NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM",
+              "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE")  # fmt: skip
+
 _PRINTERS = {
+    "PersistentVolumeClaim": (
+        print_persistent_volume_claim,
+        PVC_COLUMNS,
+        (*PVC_COLUMNS, "VOLUMEMODE"),
+    ),
+    "PersistentVolume": (print_persistent_volume, PV_COLUMNS, (*PV_COLUMNS, "VOLUMEMODE")),
     "Pod": (print_pod, POD_COLUMNS, POD_WIDE_COLUMNS),
     "Deployment": (print_deployment, DEPLOYMENT_COLUMNS, (*DEPLOYMENT_COLUMNS, *_WIDE)),
     "ReplicaSet": (print_replicaset, REPLICASET_COLUMNS, (*REPLICASET_COLUMNS, *_WIDE)),
@@ -597,6 +666,12 @@ def _replica_sets_by_labels(replica_sets: Sequence[Obj]) -> str:
     return ", ".join(texts) or "<none>"
 
 
+def required_old_replica_sets(old_rss: Sequence[Obj]) -> list[Obj]:
+    """kubectl's ``findOldReplicaSets`` (``pkg/util/deployment``): the old ReplicaSets
+    whose ``spec.replicas`` (defaulted to 1) is not 0: those scaled down to 0 are left out."""
+    return [rs for rs in old_rss if _replicas(rs) != 0]
+
+
 def describe_deployment(
     deployment: Obj,
     old_rss: Sequence[Obj],
@@ -604,7 +679,12 @@ def describe_deployment(
     events: list[Obj],
     now: datetime,
 ) -> str:
-    """``describeDeployment``: pass the Deployment's old and new ReplicaSets and its events."""
+    """``describeDeployment``: pass the Deployment's old and new ReplicaSets and its events.
+
+    ``old_rss`` may hold every old ReplicaSet: as kubectl's ``GetAllReplicaSets`` (its
+    ``findOldReplicaSets``) it prints only those whose ``spec.replicas`` is not 0, so a
+    finished rollout shows ``OldReplicaSets:  <none>``.
+    """
     w = PrefixWriter()
     metadata, spec, status = _metadata(deployment), _spec(deployment), _status(deployment)
     w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
@@ -631,7 +711,8 @@ def describe_deployment(
     describe_pod_template(w, spec.get("template"))
     _conditions_table(w, deployment)
     if old_rss or new_rss:
-        w.write(LEVEL_0, f"OldReplicaSets:\t{_replica_sets_by_labels(old_rss)}\n")
+        required = required_old_replica_sets(old_rss)
+        w.write(LEVEL_0, f"OldReplicaSets:\t{_replica_sets_by_labels(required)}\n")
         w.write(LEVEL_0, f"NewReplicaSet:\t{_replica_sets_by_labels(new_rss)}\n")
     describe_events(w, events, now)
     return w.text()

@@ -377,6 +377,27 @@ def pdb_findings(obj: dict[str, Any]) -> Iterator[Finding]:
             yield Finding(("spec", key), "minimum", {"minimum": 0, "value": value})
 
 
+RETENTION_POLICIES = ["Retain", "Delete"]
+
+
+def statefulset_storage_findings(spec: dict[str, Any]) -> Iterator[Finding]:
+    """``ValidateStatefulSetSpec``'s storage part: each ``volumeClaimTemplates`` entry is
+    named (its claims are ``<name>-<set>-<ordinal>``), and the retention policy's
+    ``whenDeleted`` / ``whenScaled`` are Retain or Delete."""
+    templates = spec.get("volumeClaimTemplates")
+    for index, template in enumerate(templates if isinstance(templates, list) else []):
+        name = _mapping(_mapping(template).get("metadata")).get("name")
+        if not isinstance(name, str) or not name:
+            yield Finding(("spec", "volumeClaimTemplates", index, "metadata", "name"), "required",
+                          {"field": f"spec.volumeClaimTemplates[{index}].metadata.name"})  # fmt: skip
+    policy = _mapping(spec.get("persistentVolumeClaimRetentionPolicy"))
+    for key in ("whenDeleted", "whenScaled"):
+        value = policy.get(key)
+        if value is not None and value not in RETENTION_POLICIES:
+            yield Finding(("spec", "persistentVolumeClaimRetentionPolicy", key), "enum",
+                          {"value": value, "allowed": RETENTION_POLICIES})  # fmt: skip
+
+
 def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator[Finding]:
     """``ValidateDeploymentSpec`` / ``ValidateReplicaSetSpec`` (pkg/apis/apps/validation),
     ``ValidateJobSpec`` (pkg/apis/batch/validation): the Pod template passes the Pod rules
@@ -399,6 +420,8 @@ def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator
         value = spec.get(key)
         if _is_int(value) and value > limit:
             yield Finding(("spec", key), "playground_limit", {"limit": limit, "value": value})
+    if kind == "StatefulSet":
+        yield from statefulset_storage_findings(spec)
     template = _mapping(spec.get("template"))
     prefix: Path = ("spec", "template")
     for rule in POD_RULES:

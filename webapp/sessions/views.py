@@ -339,6 +339,14 @@ def cluster_state(sim: Any) -> dict[str, Any]:
             "endpointslices": kubectl_workloads.get_endpointslices(slices, now),
             "rolloutStatus": rollout,
             "pdbs": kubectl_workloads.get_pdbs(sim.objects("PodDisruptionBudget"), now),
+            # `kubectl get pvc,pv`: "" while there are none
+            "storage": kubectl_workloads.get_many(
+                [
+                    ("PersistentVolumeClaim", sim.objects("PersistentVolumeClaim")),
+                    ("PersistentVolume", sim.objects("PersistentVolume")),
+                ],
+                now,
+            ),
             "describe": _describes(sim, deployments, replica_sets, jobs, stateful_sets, pods, now),
             "drains": {node: "\n".join(run.lines) + "\n" for node, run in sim.drains.items()},
         },

@@ -4,7 +4,9 @@ Eviction API, driven by :mod:`rules.disruption`.
 ``sync_pdb`` is the controller's ``trySync``: the budget's status from the Pods its selector
 matches and their controllers' scale. :class:`Drain` is ``kubectl drain NODE``: cordon,
 then evict every Pod of the node through the Eviction API (a 429 is retried after 5 s, as
-kubectl does), and wait until they are gone; its output lines are kubectl's.
+kubectl does), and wait until they are gone; its output lines are kubectl's. "Gone" is
+kubectl's ``waitForDelete``: the Pod is not found, or a Pod of that name has another UID (a
+StatefulSet's Pod recreated under the same name counts as gone).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class Drain:
         self.node = node
         self.lines: list[str] = []  # stdout and stderr, in order
         self.pending: dict[str, float] = {}  # pod name -> when to try (again)
-        self.evicted: set[str] = set()
+        self.evicted: dict[str, str] = {}  # pod name -> the UID of the Pod evicted
         self.done = False
 
     def start(self) -> None:
@@ -74,7 +76,7 @@ class Drain:
                 if result.pdb_name and result.pdb_status is not None:
                     cluster.pdbs[result.pdb_name]["status"] = result.pdb_status
                 del self.pending[name]
-                self.evicted.add(name)
+                self.evicted[name] = str(pod["metadata"].get("uid") or "")
                 if result.condition is not None:  # addConditionAndDeletePod
                     cluster.runs[name].add_pod_condition(result.condition)
                 cluster.delete_pod_named(name, cause=f"Evicted by kubectl drain {self.node}")
@@ -85,8 +87,8 @@ class Drain:
                 self.lines.append(rules.eviction_error_line(pod, result))
                 del self.pending[name]
         for name in sorted(self.evicted):
-            if cluster.pod(name) is None:
-                self.evicted.discard(name)
+            if rules.deleted_since_eviction(cluster.pod(name), self.evicted[name]):
+                del self.evicted[name]
                 self.lines.append(f"pod/{name} evicted")
         if not self.pending and not self.evicted:
             self.lines.append(rules.drained_line(self.node))

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 
 from webapp.engine.core.timefmt import go_duration
+from webapp.engine.kubelet.registry_tags import tag_published
 from webapp.engine.programs import image_facts
 
 ERR_IMAGE_PULL = "ErrImagePull"
@@ -74,6 +75,17 @@ def not_found_error(image: str) -> str:
     )
 
 
+def image_exists(image: str, listed: object = None) -> bool:
+    """Does the registry hold ``image``? The scenario's ``images: {IMAGE: {exists}}`` first,
+    then the published tags of a well-known image (``registry_tags.yaml``: ``nginx:1.161``
+    is no tag of nginx, so the pull fails with containerd's ``not found``); any other
+    image exists."""
+    if listed is not None:
+        return bool(listed)
+    published = tag_published(image)
+    return True if published is None else published
+
+
 class ImageRegistry:
     """The scenario's ``images`` plus generated facts for unlisted images (seeded)."""
 
@@ -113,7 +125,7 @@ class ImageRegistry:
             pull_ms=pull_ms,
             check_ms=min(pull_ms, rng.randint(300, 900)),
             size_bytes=size_bytes,
-            exists=bool(listed.get("exists", True)),
+            exists=image_exists(image, listed.get("exists")),
             image_id=f"{repo}@sha256:{digest}",
         )
 

@@ -342,6 +342,12 @@ def evicted_line(pod: Obj) -> str:
     return f"pod/{_metadata(pod).get('name', '')} evicted"
 
 
+def deleted_since_eviction(pod: Obj | None, evicted_uid: str) -> bool:
+    """kubectl's ``waitForDelete`` test: the Pod is not found, or the Pod found under that
+    name is another one (``p.ObjectMeta.UID != pod.ObjectMeta.UID``)."""
+    return pod is None or _metadata(pod).get("uid", "") != evicted_uid
+
+
 def drained_line(node: str) -> str:
     return f"node/{node} drained"
 

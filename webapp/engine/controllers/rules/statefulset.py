@@ -8,7 +8,7 @@ newVersionedStatefulSetPod, isRunningAndReady, isUnavailable) and
 
 Revisions are named as ControllerRevisions are, ``<set>-<hash>``; the caller keeps each
 revision's Pod template (as Kubernetes keeps ControllerRevisions) and builds Pods with
-``new_stateful_set_pod``. PersistentVolumeClaims are not modelled.
+``new_stateful_set_pod``. PersistentVolumeClaims: rules/storage.py.
 """
 
 from __future__ import annotations
