@@ -16,6 +16,7 @@ export function closeOthers(except = null) {
 
 /** A <details> menu: its <summary> is its opener. */
 export function registerMenu(details) {
+  install();
   if (entryOf(details)) return;
   const entry = {
     el: details,
@@ -33,6 +34,7 @@ export function registerMenu(details) {
 
 /** A panel shown by `opener`: call `opened(panel)` when the page shows it. */
 export function registerPanel(panel, opener) {
+  install();
   if (entryOf(panel)) return;
   entries.push({
     el: panel,
@@ -52,7 +54,16 @@ function openEntry() {
   return entries.find((e) => e.isOpen()) ?? null;
 }
 
-document.addEventListener("keydown", (event) => {
+// Installed with the first menu (the module is also imported by Node tests, without a DOM).
+let installed = false;
+function install() {
+  if (installed) return;
+  installed = true;
+  document.addEventListener("keydown", onKey);
+  document.addEventListener("pointerdown", onPointer);
+}
+
+function onKey(event) {
   if (event.key !== "Escape" || event.defaultPrevented) return;
   const open = openEntry();
   if (!open) return;
@@ -61,12 +72,12 @@ document.addEventListener("keydown", (event) => {
   const focusWasInside = open.el.contains(document.activeElement) || document.activeElement === open.opener;
   closeOthers();
   if (focusWasInside || document.activeElement === document.body) open.opener?.focus();
-});
+}
 
-document.addEventListener("pointerdown", (event) => {
+function onPointer(event) {
   for (const e of entries) {
     if (!e.isOpen() || e.el.contains(event.target) || e.opener?.contains(event.target)) continue;
     // Menus close on a click elsewhere; the Share panel (a link to copy) stays until closed.
     if (e.el.tagName === "DETAILS") e.close();
   }
-});
+}
