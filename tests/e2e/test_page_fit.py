@@ -209,14 +209,101 @@ VISIBLE_TEXT = """() => {
 # reasons, signals, components and keys. Acronyms, CamelCase and dotted or numbered tokens
 # are code too (see english_fragments).
 PROPER = set(
-    """kubectl kubelet Kubelet Kubernetes Pod Pods YAML JSON API Server etcd Scheduler Init
-    Pending Running Succeeded Failed Unknown Terminating Completed Error Gone Ready Service
-    Deployment ReplicaSet StatefulSet Job Node ConfigMap Secret Simulation Endpoints
-    EndpointSlice Conditions Phase Ctrl Enter Tab Shift Esc Space Always Never OnFailure True
-    False Linux Jenkins nginx busybox sh get describe pods logs events endpoints wide yaml
-    previous app web rs deploy jobs sts pdb drain rollout status Evicted Unschedulable
-    Signal Killing Started Created Pulled Pulling Scheduled BackOff Unhealthy ContainerCreating
-    container pod ago phase conditions Terminated Waiting Initialized PodScheduled ContainersReady""".split()
+    [
+        "kubectl",
+        "kubelet",
+        "Kubelet",
+        "Kubernetes",
+        "Pod",
+        "Pods",
+        "YAML",
+        "JSON",
+        "API",
+        "Server",
+        "etcd",
+        "Scheduler",
+        "Init",
+        "Pending",
+        "Running",
+        "Succeeded",
+        "Failed",
+        "Unknown",
+        "Terminating",
+        "Completed",
+        "Error",
+        "Gone",
+        "Ready",
+        "Service",
+        "Deployment",
+        "ReplicaSet",
+        "StatefulSet",
+        "Job",
+        "Node",
+        "ConfigMap",
+        "Secret",
+        "Simulation",
+        "Endpoints",
+        "EndpointSlice",
+        "Conditions",
+        "Phase",
+        "Ctrl",
+        "Enter",
+        "Tab",
+        "Shift",
+        "Esc",
+        "Space",
+        "Always",
+        "Never",
+        "OnFailure",
+        "True",
+        "False",
+        "Linux",
+        "Jenkins",
+        "nginx",
+        "busybox",
+        "sh",
+        "get",
+        "describe",
+        "pods",
+        "logs",
+        "events",
+        "endpoints",
+        "wide",
+        "yaml",
+        "previous",
+        "app",
+        "web",
+        "rs",
+        "deploy",
+        "jobs",
+        "sts",
+        "pdb",
+        "drain",
+        "rollout",
+        "status",
+        "Evicted",
+        "Unschedulable",
+        "Signal",
+        "Killing",
+        "Started",
+        "Created",
+        "Pulled",
+        "Pulling",
+        "Scheduled",
+        "BackOff",
+        "Unhealthy",
+        "ContainerCreating",
+        "container",
+        "pod",
+        "ago",
+        "phase",
+        "conditions",
+        "Terminated",
+        "Waiting",
+        "Initialized",
+        "PodScheduled",
+        "ContainersReady",
+    ]
 )
 
 
@@ -357,7 +444,9 @@ def test_the_edit_context_path_with_its_underline_formats_stays_inside_the_csp(
         )
         page.locator("#yaml-editor .cm-line").nth(3).click()
         cdp = page.context.new_cdp_session(page)
-        cdp.send("Input.imeSetComposition", {"text": "nihao", "selectionStart": 5, "selectionEnd": 5})
+        cdp.send(
+            "Input.imeSetComposition", {"text": "nihao", "selectionStart": 5, "selectionEnd": 5}
+        )
         page.evaluate("""() => {
           const ec = document.querySelector('#yaml-editor').shadowRoot.querySelector('.cm-content').editContext;
           const f = new TextFormat({ rangeStart: ec.selectionStart - 5, rangeEnd: ec.selectionStart,
@@ -413,7 +502,9 @@ def test_the_cluster_map_shows_revisions_nodes_the_service_and_the_followed_pod(
     assert count >= 1 and "endpointslice" in ready.lower()
     for pod in serving.all():
         expect(pod).to_have_attribute("data-status", "Running")
-    expect(page.locator("#cluster-service")).to_contain_text(f"Service web sends its requests to {count} ready Pods")
+    expect(page.locator("#cluster-service")).to_contain_text(
+        f"Service web sends its requests to {count} ready Pods"
+    )
     # The followed Pod is the one marked; a click moves the mark.
     target = page.locator(".cluster-pod:not(.is-focus)").first
     name = target.get_attribute("data-pod")
@@ -485,3 +576,32 @@ def test_the_cluster_map_keeps_up_at_100_pods(page: Page) -> None:
     first.click()
     expect(first).to_have_class(re.compile("is-focus"))
     assert page.evaluate("window.__mutations") <= 20
+
+
+# ------------------------------------------------------------------ screenshots for a person
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768), (1920, 1080), (390, 844)])
+def test_screenshots_of_a_question_and_a_rolling_update(
+    page: Page, size: tuple[int, int], lang: str
+) -> None:
+    """Saved under $PLAYGROUND_SHOTS (default /tmp/playground-shots) to be looked at."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    width, height = size
+    page.set_viewport_size({"width": width, "height": height})
+    open_question(page)
+    page.click(f'.lang-button[data-lang="{lang}"]')
+    expect(page.locator("#quiz")).to_be_visible()
+    if width < 1000:  # one column that scrolls as a page: the step is read in place
+        page.locator(".lesson-step.is-latest").scroll_into_view_if_needed()
+    assert seen(page, ".lesson-step.is-latest") == pytest.approx(1, abs=0.01)
+    page.screenshot(path=str(SHOTS / f"question-{width}x{height}-{lang}.png"))
+    open_scenario(page, "rolling-update")
+    page.click(f'.lang-button[data-lang="{lang}"]')
+    play(page, "10")
+    wait_until_now(page, 36)
+    pause(page)
+    expect(page.locator(".cluster-group")).to_have_count(2)
+    if width < 1000:
+        page.locator("#cluster").scroll_into_view_if_needed()
+    assert seen(page, "#cluster-map") > 0.5
+    page.screenshot(path=str(SHOTS / f"rolling-{width}x{height}-{lang}.png"))
