@@ -473,6 +473,8 @@ def test_the_cluster_map_shows_revisions_nodes_the_service_and_the_followed_pod(
     page.set_viewport_size({"width": 1280, "height": 720})
     open_scenario(page, "rolling-update")
     play(page, "10")
+    wait_until_now(page, 29)
+    play(page, "1")  # the two ReplicaSets live side by side for a few seconds
     expect(page.locator(".cluster-group")).to_have_count(2, timeout=40_000)
     pause(page)
     old = page.locator(".cluster-group.is-old")
@@ -569,8 +571,7 @@ def test_the_cluster_map_keeps_up_at_100_pods(page: Page) -> None:
     start = float(page.get_attribute("body", "data-now") or 0)
     wait_until_now(page, start + 20)
     assert page.evaluate("window.__mutations") == 0
-    # One Pod deleted: its card goes, a new one comes; the other 99 are left alone.
-    pause(page)
+    # Following another Pod repaints two cards; the other 98 are left alone.
     page.evaluate(COUNT_MUTATIONS)
     first = page.locator(".cluster-pod").first
     first.click()
@@ -594,14 +595,17 @@ def test_screenshots_of_a_question_and_a_rolling_update(
     if width < 1000:  # one column that scrolls as a page: the step is read in place
         page.locator(".lesson-step.is-latest").scroll_into_view_if_needed()
     assert seen(page, ".lesson-step.is-latest") == pytest.approx(1, abs=0.01)
-    page.screenshot(path=str(SHOTS / f"question-{width}x{height}-{lang}.png"))
+    page.screenshot(
+        path=str(SHOTS / f"question-{width}x{height}-{lang}.png"), animations="disabled"
+    )
     open_scenario(page, "rolling-update")
     page.click(f'.lang-button[data-lang="{lang}"]')
     play(page, "10")
-    wait_until_now(page, 36)
+    wait_until_now(page, 29)
+    play(page, "1")
+    expect(page.locator(".cluster-group")).to_have_count(2, timeout=30_000)
     pause(page)
-    expect(page.locator(".cluster-group")).to_have_count(2)
     if width < 1000:
         page.locator("#cluster").scroll_into_view_if_needed()
     assert seen(page, "#cluster-map") > 0.5
-    page.screenshot(path=str(SHOTS / f"rolling-{width}x{height}-{lang}.png"))
+    page.screenshot(path=str(SHOTS / f"rolling-{width}x{height}-{lang}.png"), animations="disabled")
