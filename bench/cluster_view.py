@@ -81,11 +81,14 @@ def main() -> None:
           new MutationObserver((r) => { window.__mutations += r.length; })
             .observe(document.getElementById('cluster-map'),
               { subtree: true, childList: true, characterData: true, attributes: true }); }""")
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.start")
         before = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
         start_now = float(page.get_attribute("body", "data-now") or 0)
         page.click("#play")
         page.wait_for_timeout(args.seconds * 1000)
         after = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        profile = cdp.send("Profiler.stop")["profile"]
         virtual = float(page.get_attribute("body", "data-now") or 0) - start_now
         cards = page.evaluate("document.querySelectorAll('.cluster-pod').length")
         elements = page.evaluate("document.querySelectorAll('#cluster-map *').length")
@@ -97,6 +100,22 @@ def main() -> None:
         spent = after.get(name, 0) - before.get(name, 0)
         print(f"{name:20} {spent * 1000 / args.seconds:7.1f} ms per wall second")
     print(f"map mutations        {mutations / args.seconds:7.1f} per wall second")
+    print("script self time by file (CPU profile):")
+    for name, ms in by_file(profile)[:14]:
+        print(f"  {name:28} {ms / args.seconds:7.1f} ms per wall second")
+
+
+def by_file(profile: dict) -> list[tuple[str, float]]:
+    """Self time of the sampled functions, summed per script file."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    spent: dict[str, float] = {}
+    deltas = profile.get("timeDeltas", [])
+    for sample, delta in zip(profile.get("samples", []), deltas, strict=False):
+        url = nodes[sample]["callFrame"].get("url", "") or nodes[sample]["callFrame"]["functionName"]
+        name = url.rsplit("/", 1)[-1].split("?")[0] or "(native)"
+        name = name.split(".")[0] + "." + name.rsplit(".", 1)[-1] if name.count(".") > 1 else name
+        spent[name] = spent.get(name, 0.0) + delta / 1000
+    return sorted(spent.items(), key=lambda kv: -kv[1])
 
 
 if __name__ == "__main__":
