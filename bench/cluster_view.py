@@ -95,7 +95,9 @@ def main() -> None:
         mutations = page.evaluate("window.__mutations")
         browser.close()
     server.shutdown()
-    print(f"{cards} Pods, {elements} elements in the map, {virtual:.0f} virtual s in {args.seconds:.0f} s")
+    print(
+        f"{cards} Pods, {elements} elements in the map, {virtual:.0f} virtual s in {args.seconds:.0f} s"
+    )
     for name in METRICS:
         spent = after.get(name, 0) - before.get(name, 0)
         print(f"{name:20} {spent * 1000 / args.seconds:7.1f} ms per wall second")
@@ -111,7 +113,9 @@ def by_file(profile: dict) -> list[tuple[str, float]]:
     spent: dict[str, float] = {}
     deltas = profile.get("timeDeltas", [])
     for sample, delta in zip(profile.get("samples", []), deltas, strict=False):
-        url = nodes[sample]["callFrame"].get("url", "") or nodes[sample]["callFrame"]["functionName"]
+        url = (
+            nodes[sample]["callFrame"].get("url", "") or nodes[sample]["callFrame"]["functionName"]
+        )
         name = url.rsplit("/", 1)[-1].split("?")[0] or "(native)"
         name = name.split(".")[0] + "." + name.rsplit(".", 1)[-1] if name.count(".") > 1 else name
         spent[name] = spent.get(name, 0.0) + delta / 1000
