@@ -7,6 +7,7 @@ import { h, fill, setText, emit } from "./dom.js";
 import * as i18n from "./i18n.js";
 import { TEXTS } from "./classroom-texts.js";
 import { seenWords } from "./state.js";
+import { registerMenu } from "./menus.js";
 
 for (const lang of i18n.LANGS) Object.assign(i18n.CATALOGUE[lang], TEXTS[lang]);
 
@@ -96,6 +97,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("div", { class: "class-join-row" }, codeLabel, codeInput, codeGo)));
   if (code) topbar.insertBefore(h("div", { class: "topbar-group" }, presentToggle), connection);
   else document.querySelector(".topbar .download")?.after(startGroup);
+  registerMenu(startGroup);
   function renderEntry() {
     setText(entrySummary, i18n.t("class.menu"));
     setText(startButton, i18n.t("class.start"));

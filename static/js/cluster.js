@@ -1,28 +1,37 @@
-// The cluster strip of a workload scenario: every Pod (name, STATUS, READY, node) grouped
-// by its owner, and the requests through the Service. Clicking a Pod makes it the focus:
+// The cluster view of a workload scenario: every Pod (STATUS, READY, restarts) in a map of
+// its owner (ReplicaSets side by side, old revisions first) by its node, the Service with a
+// mark on each Pod its requests go to, and the requests through it. Clicking a Pod makes it the focus:
 // the diagram and the per-Pod views follow it (the server's `focus` action). Hidden for a
 // Pod scenario (no `cluster` in the state). Everything shown comes from the server.
-import { h, s, fill, emit } from "./dom.js";
+import { h, s, fill, emit, setText } from "./dom.js";
 import * as i18n from "./i18n.js";
 
 export function mount(root) {
-  const list = h("div", { class: "cluster-pods", role: "list" });
+  // The Service and its traffic on top, then the map: a column per ReplicaSet (or other
+  // owner; old revisions left of the new one), a row per node, each Pod a card in its cell.
+  const service = h("p", { class: "cluster-service", id: "cluster-service" });
   const traffic = h("p", { class: "cluster-traffic" });
   const chart = s("svg", { class: "cluster-chart", viewBox: "0 0 120 24", preserveAspectRatio: "none",
     role: "img" });
+  const map = h("div", { class: "cluster-map", id: "cluster-map", role: "table" });
+  const legend = h("p", { class: "cluster-legend hint" });
   const kubectlPre = h("pre", { class: "kubectl cluster-kubectl", id: "cluster-kubectl" });
   const details = h("details", { class: "cluster-details" },
     h("summary", { "data-i18n": "cluster.kubectl" }, i18n.t("cluster.kubectl")), kubectlPre);
-  root.append(list, traffic, chart, details);
-  let key = "";
+  root.append(h("div", { class: "cluster-top" }, service, traffic, chart), map, legend, details);
   let kubectlText = "";
+  let trafficKey = "";
+  let skeletonKey = "";
+  let cells = new Map(); // "group|node" -> cell element
+  let heads = new Map(); // group -> its header's count element
+  const cards = new Map(); // pod name -> { el, sig }
 
   function update(state) {
     const cluster = state.cluster;
     root.hidden = !cluster;
     document.body.dataset.cluster = cluster ? "true" : "false";
     if (!cluster) {
-      key = "";
+      skeletonKey = trafficKey = "";
       return;
     }
     const text = kubectlTranscript(cluster.views || {});
@@ -30,43 +39,17 @@ export function mount(root) {
       kubectlText = text;
       kubectlPre.textContent = text;
     }
-    const next = JSON.stringify([cluster.pods, cluster.focus, cluster.traffic, i18n.lang()]);
-    if (next === key) return;
-    key = next;
-    const groups = new Map();
-    for (const pod of cluster.pods || []) {
-      const owner = pod.owner ? `${pod.owner.kind}/${pod.owner.name}` : "";
-      if (!groups.has(owner)) groups.set(owner, []);
-      groups.get(owner).push(pod);
-    }
-    fill(
-      list,
-      [...groups].map(([owner, pods]) =>
-        h(
-          "div",
-          { class: "cluster-group", role: "listitem" },
-          h("span", { class: "cluster-owner" }, owner),
-          pods.map((pod) =>
-            h(
-              "button",
-              {
-                type: "button",
-                class: ["cluster-pod", pod.name === cluster.focus && "is-focus"],
-                dataset: { pod: pod.name, status: pod.columns?.STATUS ?? "" },
-                "aria-pressed": pod.name === cluster.focus ? "true" : "false",
-                title: i18n.t("cluster.focus", { pod: pod.name }),
-                on: { click: () => emit("pg:act", { action: "focus", name: pod.name }) },
-              },
-              h("span", { class: "cluster-pod-name" }, pod.name),
-              h("span", { class: "cluster-pod-status" }, pod.columns?.STATUS ?? ""),
-              h("span", { class: "cluster-pod-ready" }, pod.columns?.READY ?? ""),
-              h("span", { class: "cluster-pod-node" }, pod.node ?? ""),
-            ),
-          ),
-        ),
-      ),
-    );
+    const model = clusterModel(cluster, state.endpointSlices || []);
+    renderMap(model, cluster.focus);
     const t = cluster.traffic;
+    const next = JSON.stringify([t && [t.sent, t.failed, t.perSecond?.at(-1)], model.service, model.serving.size, i18n.lang()]);
+    if (next === trafficKey) return;
+    trafficKey = next;
+    service.hidden = !model.service;
+    if (model.service) {
+      setText(service, i18n.t("cluster.service", { service: model.service, count: model.serving.size }));
+      service.dataset.serving = String(model.serving.size);
+    }
     traffic.hidden = !t;
     if (t) {
       const last = (t.rollouts || []).at(-1);
@@ -77,10 +60,158 @@ export function mount(root) {
         : "");
       traffic.dataset.failed = String(t.failed);
     }
+    setText(legend, i18n.t(model.service ? "cluster.legend.service" : "cluster.legend", { service: model.service }));
     drawChart(chart, t);
   }
 
+  function renderMap(model, focus) {
+    const language = i18n.lang();
+    const key = JSON.stringify([language, model.groups.map((g) => [g.id, g.label, g.revision, g.age]), model.nodes]);
+    if (key !== skeletonKey) {
+      skeletonKey = key;
+      cells = new Map();
+      heads = new Map();
+      map.style.setProperty("--groups", String(Math.max(1, model.groups.length)));
+      const header = h("div", { class: "cluster-row cluster-row-head", role: "row" },
+        h("span", { class: "cluster-corner", role: "columnheader" }, i18n.t("cluster.node")),
+        model.groups.map((g) => {
+          const count = h("span", { class: "cluster-count" });
+          heads.set(g.id, count);
+          return h("div", { class: ["cluster-group", g.age && `is-${g.age}`], role: "columnheader", dataset: { owner: g.id } },
+            h("span", { class: "cluster-owner" }, g.label),
+            g.revision ? h("span", { class: "cluster-revision" }, i18n.t("cluster.revision", { revision: g.revision })) : null,
+            g.age ? h("span", { class: "cluster-age" }, i18n.t(`cluster.${g.age}`)) : null,
+            count);
+        }));
+      const rows = model.nodes.map((node) =>
+        h("div", { class: "cluster-row", role: "row", dataset: { node: node ?? "" } },
+          h("span", { class: "cluster-node", role: "rowheader" }, node ?? i18n.t("cluster.unscheduled")),
+          model.groups.map((g) => {
+            const cell = h("div", { class: "cluster-cell", role: "cell" });
+            cells.set(`${g.id}|${node ?? ""}`, cell);
+            return cell;
+          })));
+      fill(map, header, rows);
+    }
+    // The cards: made once per Pod, rewritten only when what they show changes, moved
+    // between cells only when their place changes (a tick that only ages them costs nothing).
+    const wanted = new Map([...cells.keys()].map((k) => [k, []]));
+    const alive = new Set();
+    for (const pod of model.pods) {
+      alive.add(pod.name);
+      const serving = model.serving.has(pod.name);
+      const sig = JSON.stringify([language, pod.status, pod.ready, pod.restarts, pod.name === focus, serving, pod.node]);
+      let card = cards.get(pod.name);
+      if (!card) {
+        card = { el: h("button", { type: "button", class: "cluster-pod", dataset: { pod: pod.name },
+          on: { click: () => emit("pg:act", { action: "focus", name: pod.name }) } }), sig: "" };
+        cards.set(pod.name, card);
+      }
+      if (card.sig !== sig) {
+        card.sig = sig;
+        paintCard(card.el, pod, { focus: pod.name === focus, serving });
+      }
+      wanted.get(`${pod.group}|${pod.node ?? ""}`)?.push(card.el);
+    }
+    for (const [name, card] of cards) {
+      if (!alive.has(name)) {
+        card.el.remove();
+        cards.delete(name);
+      }
+    }
+    for (const [k, els] of wanted) {
+      const cell = cells.get(k);
+      const same = cell.children.length === els.length && els.every((el, i) => cell.children[i] === el);
+      if (!same) cell.replaceChildren(...els);
+    }
+    for (const g of model.groups) {
+      const el = heads.get(g.id);
+      if (el) setText(el, i18n.t("cluster.count", { pods: g.pods, ready: g.ready }));
+    }
+  }
+
   return { update };
+}
+
+function paintCard(el, pod, { focus, serving }) {
+  el.className = ["cluster-pod", focus && "is-focus", serving && "is-serving", `tone-${tone(pod.status)}`].filter(Boolean).join(" ");
+  el.dataset.status = pod.status;
+  el.dataset.serving = serving ? "true" : "false";
+  el.setAttribute("aria-pressed", focus ? "true" : "false");
+  el.title = i18n.t("cluster.focus", { pod: pod.name });
+  const words = [pod.name, pod.status, pod.ready, serving ? i18n.t("cluster.serving") : "", focus ? i18n.t("cluster.followed") : ""];
+  el.setAttribute("aria-label", words.filter(Boolean).join(", "));
+  fill(el,
+    serving ? h("span", { class: "cluster-pod-traffic", "aria-hidden": "true" }, "⇢") : null,
+    h("span", { class: "cluster-pod-name" }, pod.short),
+    h("span", { class: "cluster-pod-status" }, pod.status),
+    h("span", { class: "cluster-pod-ready" }, pod.ready),
+    pod.restarts && pod.restarts !== "0" ? h("span", { class: "cluster-pod-restarts" }, "↻" + pod.restarts) : null,
+    focus ? h("span", { class: "cluster-pod-followed" }, i18n.t("cluster.followed")) : null);
+}
+
+function tone(status) {
+  if (status === "Running" || status === "Completed") return "ok";
+  if (/Err|BackOff|Error|Failed|OOM|Evicted|Unknown/.test(status)) return "bad";
+  return "warn";
+}
+
+/** The map's model: owners (old revisions first), nodes, Pods, and who gets the Service's
+ * requests (its ready endpoints; the terminating ones when none is ready, as traffic.py). */
+export function clusterModel(cluster, slices) {
+  const revisions = new Map();
+  for (const rs of cluster.replicaSets || []) {
+    const n = Number(rs.metadata?.annotations?.["deployment.kubernetes.io/revision"]);
+    if (Number.isFinite(n)) revisions.set(rs.metadata.name, n);
+  }
+  const newest = new Map(); // a Deployment's current revision
+  for (const d of cluster.deployments || []) {
+    newest.set(d.metadata?.name, Number(d.metadata?.annotations?.["deployment.kubernetes.io/revision"]));
+  }
+  const rsOwner = new Map();
+  for (const rs of cluster.replicaSets || []) {
+    const ref = (rs.metadata?.ownerReferences || []).find((r) => r.controller);
+    if (ref?.kind === "Deployment") rsOwner.set(rs.metadata.name, ref.name);
+  }
+  const groups = new Map();
+  const nodes = new Set();
+  const pods = [];
+  for (const pod of cluster.pods || []) {
+    const id = pod.owner ? `${pod.owner.kind}/${pod.owner.name}` : "";
+    if (!groups.has(id)) {
+      const revision = pod.owner?.kind === "ReplicaSet" ? revisions.get(pod.owner.name) ?? null : null;
+      const deployment = pod.owner ? rsOwner.get(pod.owner.name) : undefined;
+      const current = deployment !== undefined ? newest.get(deployment) : undefined;
+      const age = revision && current ? (revision === current ? "new" : "old") : null;
+      groups.set(id, { id, label: id, revision, age, pods: 0, ready: 0 });
+    }
+    const group = groups.get(id);
+    const ready = pod.columns?.READY ?? "";
+    const [up, all] = ready.split("/").map(Number);
+    group.pods += 1;
+    if (all > 0 && up === all) group.ready += 1;
+    nodes.add(pod.node ?? null);
+    const prefix = pod.owner?.name ? `${pod.owner.name}-` : "";
+    pods.push({ name: pod.name, group: id, node: pod.node ?? null, status: pod.columns?.STATUS ?? "",
+      ready, restarts: pod.columns?.RESTARTS ?? "", short: pod.name.startsWith(prefix) && prefix ? `…-${pod.name.slice(prefix.length)}` : pod.name });
+  }
+  const ordered = [...groups.values()].sort((a, b) =>
+    (a.revision ?? 0) - (b.revision ?? 0) || a.id.localeCompare(b.id));
+  const nodeList = [...nodes].sort((a, b) => (a === null) - (b === null) || String(a).localeCompare(String(b), "en", { numeric: true }));
+  const ready = [];
+  const terminating = [];
+  let name = null;
+  for (const slice of slices) {
+    name ??= slice.metadata?.labels?.["kubernetes.io/service-name"] ?? null;
+    for (const e of slice.endpoints || []) {
+      const pod = e.targetRef?.kind === "Pod" ? e.targetRef.name : null;
+      if (!pod) continue;
+      if (e.conditions?.ready) ready.push(pod);
+      else if (e.conditions?.serving && e.conditions?.terminating) terminating.push(pod);
+    }
+  }
+  const service = cluster.traffic?.service ?? name;
+  return { groups: ordered, nodes: nodeList, pods, service, serving: new Set(ready.length ? ready : terminating) };
 }
 
 // Requests per second over the last two minutes: a bar per second, failures in red on top.

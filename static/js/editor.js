@@ -187,7 +187,7 @@ function renderErrors() {
     setText(summary, t("editor.server", { message: serverMessage }));
     summary.className = "editor-summary is-error";
   } else if (errors.length) {
-    setText(summary, t("editor.errors", { count: errors.length }));
+    setText(summary, t(errors.length === 1 ? "editor.errors.one" : "editor.errors", { count: errors.length }));
     summary.className = "editor-summary is-error";
   } else {
     setText(summary, loaded.session ? t("editor.ok") : "");

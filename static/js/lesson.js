@@ -10,6 +10,13 @@ export function mount(root) {
   const waiting = h("p", { class: "lesson-waiting hint" });
   root.append(title, description, steps, waiting);
   let shown = "";
+  // The current step is never cut: its list keeps at least its height (layout.css), the
+  // step sticks to the list's bottom while earlier ones scroll above it.
+  const fit = () => {
+    const latest = steps.querySelector(".is-latest");
+    steps.style.setProperty("--lesson-current", `${latest ? Math.ceil(latest.getBoundingClientRect().height) : 0}px`);
+  };
+  const sizes = typeof ResizeObserver === "function" ? new ResizeObserver(fit) : null;
 
   return {
     update(state) {
@@ -28,7 +35,10 @@ export function mount(root) {
           h("span", { class: "lesson-when" }, s.at !== null ? t("lesson.at", { t: seconds(s.at) }) : t("lesson.when", { when: s.when })),
           h("span", { class: "lesson-text" }, s.text[language] || s.text.en || ""))));
       setText(waiting, !model.length ? t("lesson.none") : reached.length < model.length ? t("lesson.waiting") : "");
-      steps.lastElementChild?.scrollIntoView?.({ block: "nearest" });
+      sizes?.disconnect();
+      if (steps.lastElementChild) sizes?.observe(steps.lastElementChild);
+      fit();
+      steps.scrollTop = steps.scrollHeight;
     },
   };
 }

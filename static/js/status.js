@@ -98,7 +98,8 @@ function containerCard(c) {
       c.exitCode !== null ? `${t("status.container.exitCode")} ${c.exitCode} · ` : "",
       `${t("status.container.restarts")} ${c.restarts} · ${t("status.container.ready")} ${t(c.ready ? "status.yes" : "status.no")}`,
       c.last ? ` · ${t("status.container.last")}: ${t(`state.${c.last.state}`)}${c.last.reason ? ` ${c.last.reason}` : ""}${c.last.exitCode !== null ? ` (${c.last.exitCode})` : ""}` : ""),
-    c.message ? h("p", { class: "container-message" }, c.message) : null);
+    // The API's own words, verbatim (English in every Kubernetes): marked as such.
+    c.message ? h("p", { class: "container-message", lang: "en" }, c.message) : null);
 }
 
 function conditionsTable(conditions) {
@@ -110,5 +111,5 @@ function conditionsTable(conditions) {
       h("th", { scope: "row" }, c.type),
       h("td", { class: tone(c.status === "True" ? "True" : c.status === "False" ? "NotReady" : "Unknown") }, `${c.status === "True" ? "✓" : c.status === "False" ? "✗" : "?"} ${word(c.status)}`),
       h("td", {}, c.since === null ? "—" : seconds(c.since)),
-      h("td", { title: c.message ?? "" }, c.reason ?? "")))));
+      h("td", { title: c.message ?? "", lang: "en" }, c.reason ?? "")))));
 }

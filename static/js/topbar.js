@@ -1,9 +1,9 @@
 // Top bar: scenario picker, language switch, share link, downloads.
 import { logsText } from "./views.js";
 import { h, emit, fill, setText } from "./dom.js";
-import { t, lang } from "./i18n.js";
+import { t, lang, LANGS } from "./i18n.js";
+import { registerMenu, registerPanel, opened } from "./menus.js";
 
-const LANGUAGE_NAMES = { en: "English", zh: "中文" };
 
 const OFFER_KEY = "pod-playground.langOffer"; // sessionStorage: share ids whose offer was answered
 
@@ -18,16 +18,17 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   } } });
   const pickerLabel = h("label", { for: "scenario-picker", class: "topbar-label", "data-i18n": "top.scenario" });
 
-  const langButtons = Object.entries(LANGUAGE_NAMES).map(([code, name]) =>
+  // Each language's button names it in itself (marked with its lang), from its own catalogue.
+  const langButtons = LANGS.map((code) =>
     h("button", { type: "button", class: "lang-button", lang: code === "zh" ? "zh-CN" : "en", dataset: { lang: code },
-      on: { click: () => emit("pg:lang", { lang: code }) } }, name));
+      on: { click: () => emit("pg:lang", { lang: code }) } }, t("lang.self", {}, code)));
   const langGroup = h("div", { class: "lang-switch", role: "group", "data-i18n-aria": "top.language" }, langButtons);
 
   const shareButton = h("button", { type: "button", id: "share", class: "button", "data-i18n": "top.share",
     on: { click: () => share() } });
   const shareOut = h("output", { class: "share-out", id: "share-out", "aria-live": "polite" });
   const shareLink = h("input", { class: "share-link", id: "share-link", readonly: true, "data-i18n-aria": "top.share" });
-  const shareClose = h("button", { type: "button", class: "share-close", "aria-label": "×", on: { click: () => {
+  const shareClose = h("button", { type: "button", class: "share-close", "data-i18n-aria": "top.share.close", "data-i18n-title": "top.share.close", on: { click: () => {
     sharePanel.hidden = true;
     shareButton.focus();
   } } }, "×");
@@ -45,12 +46,9 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
     h("summary", { class: "button", "data-i18n": "top.download" }),
     h("div", { class: "menu" }, downloads));
 
-  downloadMenu.addEventListener("toggle", () => {
-    if (downloadMenu.open) sharePanel.hidden = true;
-  });
-  sharePanel.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") shareClose.click();
-  });
+  // One open at a time; Escape closes it and focuses what opened it (menus.js).
+  registerMenu(downloadMenu);
+  registerPanel(sharePanel, shareButton);
   // A share link made in the other language offers it (never switches by itself).
   const offerText = h("span", { class: "lang-offer-text" });
   const offerSwitch = h("button", { type: "button", class: "button button-primary", id: "lang-offer-switch",
@@ -143,6 +141,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
       const url = new URL(data.url, location.href).href;
       shareLink.value = url;
       sharePanel.hidden = false;
+      opened(sharePanel);
       let copied = false;
       try {
         await navigator.clipboard.writeText(url);
@@ -154,6 +153,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
     } catch (error) {
       setText(shareOut, t("top.share.failed", { message: error.message }));
       sharePanel.hidden = false;
+      opened(sharePanel);
     }
   }
 

@@ -1,4 +1,4 @@
-"""A workload scenario in Chromium: the cluster strip lists every Pod with its STATUS,
+"""A workload scenario in Chromium: the cluster map lists every Pod with its STATUS,
 clicking one makes it the focus of the diagram and the views, and the traffic line shows
 the requests a rolling update without preStop drops."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pagekit import collect_errors, open_scenario, play, set_editor_text
+from tests.e2e.pagekit import collect_errors, open_scenario, pause, play, set_editor_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,11 +30,14 @@ def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(
     expect(page.locator(".cluster-owner").first).to_contain_text(re.compile(r"ReplicaSet/web-"))
     play(page, "10")
     expect(page.locator('.cluster-pod[data-status="Running"]')).to_have_count(3, timeout=20_000)
-    third = pods.nth(2)
-    name = third.get_attribute("data-pod")
-    third.click()
-    expect(page.locator(".cluster-pod.is-focus")).to_have_attribute("data-pod", name or "")
+    # Paused, so that the rollout at 30 s does not replace the Pod before the click lands
+    # (the map orders cards by node, so the Pod is found by name).
+    pause(page)
+    name = pods.nth(2).get_attribute("data-pod") or ""
+    page.click(f'.cluster-pod[data-pod="{name}"]')
+    expect(page.locator(".cluster-pod.is-focus")).to_have_attribute("data-pod", name)
     expect(page.locator("body")).to_have_attribute("data-status", "Running")
+    play(page, "10")
     # the rollout at 30 s drops requests: the traffic line counts them
     page.wait_for_function(
         "() => Number(document.querySelector('.cluster-traffic')?.dataset.failed || 0) > 165",

@@ -32,7 +32,7 @@ def test_a_chinese_link_offers_chinese_to_an_english_reader(
         expect(tab.locator("html")).to_have_attribute("lang", "en")  # not switched
         offer = tab.locator("#lang-offer")
         expect(offer).to_be_visible()
-        expect(offer).to_contain_text("This link was shared in 简体中文.")
+        expect(offer).to_contain_text("This link was shared in Simplified Chinese.")
         expect(tab.locator("#lang-offer-switch")).to_have_text("切换到简体中文")
         expect(tab.locator("#lang-offer-keep")).to_have_text("Keep English")
         tab.click("#lang-offer-switch")
