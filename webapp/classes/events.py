@@ -30,6 +30,7 @@ from typing import Any
 
 from webapp.classes import codes
 from webapp.classes.room import Classes, Classroom, Student, check_name
+from webapp.clients import current_client
 from webapp.realtime.state import Realtime, Refusal, scenario_text
 from webapp.sessions import payloads as check
 
@@ -83,6 +84,7 @@ def register(classes: Classes) -> dict[str, Any]:
                 classes.store.add_student(cls.code, name, student.token_hash)
             _leave_other_class(classes, sid, cls)
             student.sid = sid
+            student.client = current_client()
             student.last_activity = classes.clock()
             classes.members[sid] = (cls.code, "student", key)
         state = classes.state_for(cls, "student", student)
@@ -303,9 +305,9 @@ def _student_session(classes: Classes, cls: Classroom, student: Student) -> Any:
         if own is not None:
             return own
         if cls.handout is not None and student.own == "handout":
-            from webapp.classes.handout import handout_session
+            from webapp.classes.handout import handout_or_follow
 
-            return handout_session(classes, cls, student)
+            return handout_or_follow(classes, cls, student)
     student.following = True
     return classes.teacher_session(cls)
 
@@ -315,7 +317,8 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
     qids = list(cls.questions)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(
+    row_of = _csv_row(writer)
+    row_of(
         [
             "name",
             "connected",
@@ -337,9 +340,9 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
             "" if q not in answers else str(answers[q] == cls.questions[q].get("answer")).lower()
             for q in qids
         ]
-        writer.writerow(
+        row_of(
             [
-                _cell(row["name"]),
+                row["name"],
                 str(row["connected"]).lower(),
                 str(row["following"]).lower(),
                 row["own"] or "",
@@ -356,9 +359,25 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
     return out.getvalue()
 
 
-def _cell(value: str) -> str:
-    """A name as a CSV cell a spreadsheet will not run as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_cell(value: Any) -> str:
+    """Any value as a CSV cell a spreadsheet will not run as a formula (OWASP, "CSV
+    Injection"): a cell starting with = + - @, a tab or a line break (or their fullwidth
+    forms, which some spreadsheets read as the same) gets a leading apostrophe. Every cell
+    of the export goes through here, names, scenario names, statuses and answers alike."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _csv_row(writer: Any) -> Any:
+    """writer.writerow with every cell through csv_cell."""
+
+    def write(cells: list[Any]) -> None:
+        writer.writerow([csv_cell(cell) for cell in cells])
+
+    return write
 
 
 def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:
@@ -367,8 +386,8 @@ def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:
     choices = cls.questions[qid].get("choices") or []
     if 0 <= choice < len(choices):
         text = choices[choice]
-        return _cell(text.get("en", "") if isinstance(text, dict) else str(text))
+        return text.get("en", "") if isinstance(text, dict) else str(text)
     return str(choice)
 
 
-__all__ = ["register", "roster_csv", "scenario_text"]
+__all__ = ["csv_cell", "register", "roster_csv", "scenario_text"]

@@ -76,6 +76,9 @@ class Student:
     following: bool = True
     own: str | None = None  # "fork" or "handout": what their own session is
     session_id: str | None = None
+    # The address of their last tab (webapp/clients.py): their own runs (fork, hand-out)
+    # count against its session caps and new-session rate, as any visitor's (issue 26, F2).
+    client: str = ""
     last_activity: float = field(default_factory=time.time)
     apply_errors: int = 0  # `apply` refused in a row (invalid YAML)
     applying: bool = False  # their last event was an `apply` not (yet) refused
@@ -315,7 +318,9 @@ class Classes:
         if event == "join":
             target = payload.get("session")
             resync = (
-                session is not None and target == session.id and set(payload) <= {"session", "lang"}
+                session is not None
+                and target in (session.id, session.public_id)
+                and set(payload) <= {"session", "lang", "transitions"}
             )
             if entry is not None and not resync:
                 raise Refusal("class_in_class")
@@ -388,7 +393,7 @@ class Classes:
             list(cls.timeline.get("actions", [])),
             float(cls.timeline.get("now", 0.0)),
         )
-        session = self._create(sim, client=f"class:{cls.code}")
+        session = self._create(sim, client=f"class:{cls.code}", owner=cls.code)
         cls.teacher_session_id = session.id
         self.owners[session.id] = (cls.code, "teacher", "")
         self.seek_to(session, future, seek_to)
@@ -416,10 +421,11 @@ class Classes:
             return None
         key = student.name.casefold()
         try:
-            session = keeper.resume(session_id, sid=None, client=f"class:{cls.code}/{key}")
+            session = keeper.resume(session_id, sid=None, client=student.client)
         except (records.SessionElsewhere, TooManyForClient, TooManySessions):
             return None
         if session is not None:
+            session.owner = f"class:{cls.code}"
             self.owners[session.id] = (cls.code, "student", key)
             if self.rt.run_scheduler:
                 self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
@@ -439,6 +445,7 @@ class Classes:
         except (records.SessionElsewhere, TooManyForClient, TooManySessions):
             return None
         if session is not None:
+            session.owner = f"class:{cls.code}"
             self.owners[session.id] = (cls.code, "teacher", "")
             if self.rt.run_scheduler:
                 self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
@@ -454,13 +461,16 @@ class Classes:
         if at is not None and self.rt.run_scheduler:
             self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
 
-    def _create(self, sim: Any, *, client: str, tab: str | None = None) -> Session:
+    def _create(self, sim: Any, *, client: str, owner: str, tab: str | None = None) -> Session:
+        """A new run of class `owner` (a code) for `client`, within the manager's caps."""
         try:
-            return self.rt.manager.create(sim, client=client, tab=tab)
+            session = self.rt.manager.create(sim, client=client, tab=tab)
         except TooManyForClient as error:
             raise Refusal("client_session_limit", limit=error.limit) from None
         except TooManySessions as error:
             raise Refusal("too_many_sessions", limit=error.limit) from None
+        session.owner = f"class:{owner}"
+        return session
 
     def own_session(
         self,
@@ -473,7 +483,7 @@ class Classes:
     ) -> Session:
         """A new session of the student's own (fork or hand-out), given its kept `future`
         and, with `seek_to`, a sliced seek there; the previous one is left to the reaper."""
-        session = self._create(sim, client=f"class:{cls.code}/{student.name.casefold()}")
+        session = self._create(sim, client=student.client, owner=cls.code)
         session.clock.pause()
         self.seek_to(session, future or [], seek_to)
         self.owners[session.id] = (cls.code, "student", student.name.casefold())
@@ -505,6 +515,14 @@ class Classes:
             if rt.keeper is not None:  # a worker whose tabs are all in classes keeps records
                 rt.keeper.start(rt.socketio.start_background_task, rt.socketio.sleep)
 
+    def admit(self, student: Student) -> None:
+        """A new run for `student` (fork, hand-out) is one more new session of their address:
+        refused past its rate (NEW_SESSIONS_PER_MINUTE), as a visitor's `join` is; the
+        session cap per address (MAX_SESSIONS_PER_CLIENT) is the manager's, in `_create`."""
+        creations = self.rt.creations
+        if not creations.allow(student.client):
+            raise Refusal("new_sessions_rate_limited", limit=int(creations.burst))
+
     def fork(self, cls: Classroom, student: Student) -> Session:
         """A private copy of the teacher's run at its exact current moment (the moment a
         seek of it is going to, if one runs): the same scenario, the same actions, the same
@@ -513,6 +531,7 @@ class Classes:
         request never replays; the state is the deterministic replay's, event for event."""
         from webapp.classes import ahead
 
+        self.admit(student)
         teacher = self.teacher_session(cls)
         with teacher.lock:
             sim = teacher.sim
@@ -586,7 +605,7 @@ class Classes:
                     "connected": student.sid is not None,
                     "following": student.following,
                     "own": None if student.following else student.own,
-                    "session": own.id if own is not None else None,
+                    "session": own.public_id if own is not None else None,
                     "scenario": view["scenario"],
                     "now": view["now"],
                     "status": view["status"],
