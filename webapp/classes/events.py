@@ -14,6 +14,8 @@ client -> server
     class:answer  {id, choice}              student
     class:watch   {name}                    teacher: a read-only look at one student's run
     class:export  {}                        teacher: the roster and answers as CSV text
+    class:remove  {name}                    teacher: a student leaves the class, their name
+                                            free again; their tab gets `class_removed`
     class:scenario {scenario}               teacher: restart the class's run with a built-in
     quiz:ask      {id}                      any tab but a student's: the answer to one of
                                             the scenario's questions on its own run (quiz.py)
@@ -38,12 +40,20 @@ from webapp.sessions import payloads as check
 def register(classes: Classes) -> dict[str, Any]:
     """The event table: name -> handler(rt, sid, payload)."""
 
+    def find(code: str) -> Classroom:
+        """The live class of `code`, within the client's budget of unknown codes (F4)."""
+        client = current_client()
+        classes.may_look_up(client)
+        cls = classes.get(code)
+        if cls is None:
+            classes.missed(client)
+            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        return cls
+
     def on_teach(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["code", "key"])
         code = check.text(payload, "code")
-        cls = classes.get(code)
-        if cls is None:
-            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        cls = find(code)
         if not codes.secret_matches(payload.get("key"), cls.key_hash):
             raise Refusal("class_bad_key", class_code=cls.code)
         _leave_other_class(classes, sid, cls)
@@ -61,9 +71,7 @@ def register(classes: Classes) -> dict[str, Any]:
     def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["code", "name", "token"])
         code = check.text(payload, "code")
-        cls = classes.get(code)
-        if cls is None:
-            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        cls = find(code)
         name = check_name(payload.get("name"))
         key = name.casefold()
         token = payload.get("token")
@@ -78,6 +86,7 @@ def register(classes: Classes) -> dict[str, Any]:
             else:
                 if len(cls.students) >= classes.max_students:
                     raise Refusal("class_full", limit=classes.max_students)
+                classes.may_add_name(sid, current_client())
                 new_token = codes.new_key()
                 student = Student(name=name, token_hash=codes.hash_secret(new_token))
                 cls.students[key] = student
@@ -180,6 +189,15 @@ def register(classes: Classes) -> dict[str, Any]:
             sid,
         )
 
+    def on_remove(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:remove {name}`: the teacher removes a student (their name is free again)."""
+        check.only_fields(payload, ["name"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "name", limit=256)
+        if name.casefold() not in cls.students:
+            raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
+        classes.remove(cls, name)
+
     def on_export(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, [])
         cls = classes.teacher_of(sid)
@@ -275,6 +293,7 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:end": on_end,
         "class:watch": on_watch,
         "class:export": on_export,
+        "class:remove": on_remove,
         "class:handout": on_handout,
         "class:ask": on_ask,
         "class:reveal": on_reveal,

@@ -138,6 +138,11 @@ class Classes:
         self.per_student = RateLimiter(
             student_events_per_second, burst=max(1.0, 2 * student_events_per_second)
         )
+        # New names (issue 26, F4): per client address and per connection (init_app sets
+        # them from the configuration); unknown codes looked up, per client address.
+        self.names_per_client = RateLimiter(30 / 60.0, burst=60)
+        self.names_per_tab = RateLimiter(3 / 60.0, burst=3)
+        self.code_misses = RateLimiter(10 / 60.0, burst=20)
         self._classes: dict[str, Classroom] = {}
         # sid -> (code, "teacher" | "student", student key)
         self.members: dict[str, tuple[str, str, str]] = {}
@@ -172,6 +177,26 @@ class Classes:
             cls = self._restore(row)
             self._classes[normalized] = cls
             return cls
+
+    # -- probing codes, new names (issue 26, F4) ------------------------------------------
+
+    def may_look_up(self, client: str) -> None:
+        """Refused (class_codes_rate_limited) while `client` has no unknown-code lookups
+        left: then every lookup is refused, a live code's too, so that the answers tell
+        nothing until the budget refills."""
+        if not self.code_misses.available(client):
+            raise Refusal("class_codes_rate_limited", limit=int(self.code_misses.rate * 60))
+
+    def missed(self, client: str) -> None:
+        """`client` looked up a code that is no live class."""
+        self.code_misses.allow(client)
+
+    def may_add_name(self, sid: str, client: str) -> None:
+        """A new name in a class from tab `sid` of `client`: within both names budgets."""
+        if not self.names_per_client.available(client) or not self.names_per_tab.available(sid):
+            raise Refusal("class_names_rate_limited")
+        self.names_per_client.allow(client)
+        self.names_per_tab.allow(sid)
 
     def lookup(self, code: Any) -> str | None:
         """The code of a live class (normalized), without loading it here: for pages,
@@ -355,6 +380,7 @@ class Classes:
 
     def leave(self, sid: str) -> None:
         """Tab `sid` disconnected."""
+        self.names_per_tab.forget(sid)
         entry = self.members.pop(sid, None)
         if entry is None:
             return
@@ -369,6 +395,35 @@ class Classes:
                 student = cls.students.get(entry[2])
                 if student is not None and student.sid == sid:
                     student.sid = None
+        self.send_roster(cls)
+
+    def remove(self, cls: Classroom, name: str) -> None:
+        """The teacher removes student `name`: their name is free again (with their answers),
+        their own run is no longer the class's, and their tab, if connected, is told in its
+        language and leaves the class's run."""
+        key = name.casefold()
+        with cls.lock:
+            student = cls.students.pop(key, None)
+            if student is None:
+                raise Refusal("class_unknown_student", name=name[:NAME_LIMIT])
+            for answers in cls.answers.values():
+                answers.pop(key, None)
+            sid = student.sid
+            if sid is not None and self.members.get(sid) == (cls.code, "student", key):
+                self.members.pop(sid, None)
+            else:
+                sid = None
+        if student.session_id:
+            self.owners.pop(student.session_id, None)
+        self.store.remove_student(cls.code, student.name)
+        if sid is not None:
+            rt = self.rt
+            session = rt.manager.session_of(sid)
+            if session is not None:
+                rt.leave_room(sid, session.room)
+            rt.manager.detach(sid)
+            rt.refuse(sid, Refusal("class_removed", class_code=cls.code))
+        self.save(cls, force=True)
         self.send_roster(cls)
 
     # -- sessions ---------------------------------------------------------------------------
