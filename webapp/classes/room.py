@@ -15,6 +15,12 @@ outbox. A student who forks or gets a hand-out has a session of their own.
 - a student's own session is reached only by that student's tabs; `apply` is refused
   there while the teacher has locked the editor;
 - every event of a student counts against a per-student rate limit (over all their tabs).
+
+A class's runs carry `owner = "class:<code>"` (kept in their records): their tabs are shown
+`public_id`, a digest of the id, never the id, and `join {session}` refuses them on every
+worker (webapp/realtime/join.py), so no tab outside the class reaches them (issue 26, F3).
+Forks and hand-outs are sessions of the student's address (`Student.client`), within its
+caps and new-session rate as any visitor's (F2).
 """
 
 from __future__ import annotations
