@@ -73,6 +73,15 @@ DEFAULTS: dict[str, Any] = {
     "CLASS_IDLE_SECONDS": 2 * 60 * 60,  # a class nobody is connected to ends after this
     "CLASS_STUDENT_EVENTS_PER_SECOND": 10,  # per student, over all of their tabs
     "CLASSES_PER_HOUR": 20,  # new classes per client address
+    # New names in classes (class:join of a name not yet in the class), per client address
+    # in bursts of twice as many (a class behind one NAT joining at once), and per
+    # connection in bursts of as many (issue 26, F4).
+    "CLASS_NAMES_PER_MINUTE": 30,
+    "CLASS_NAMES_PER_CONNECTION_PER_MINUTE": 3,
+    # Lookups of class codes that are not a live class (/c/<code>..., class:join/teach), per
+    # client address, in bursts of twice as many; past it every lookup of a code from that
+    # address is refused (429) until the budget refills, so a hit is no longer told apart.
+    "CLASS_CODE_MISSES_PER_MINUTE": 10,
 }
 
 _ENV_INTS = (
@@ -96,6 +105,9 @@ _ENV_INTS = (
     "CLASS_MAX_STUDENTS",
     "CLASS_IDLE_SECONDS",
     "CLASSES_PER_HOUR",
+    "CLASS_NAMES_PER_MINUTE",
+    "CLASS_NAMES_PER_CONNECTION_PER_MINUTE",
+    "CLASS_CODE_MISSES_PER_MINUTE",
 )
 _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",

@@ -64,6 +64,15 @@ class RateLimiter:
                 self._buckets[key] = bucket
             return bucket.take(now)
 
+    def available(self, key: Hashable) -> bool:
+        """Whether `allow(key)` would let one more through now, taking nothing."""
+        now = self.clock()
+        with self._lock:
+            bucket = self._buckets.get(key)
+            if bucket is None:
+                return self.burst >= 1.0
+            return bucket.tokens + max(0.0, now - bucket.updated) * bucket.rate >= 1.0
+
     def forget(self, key: Hashable) -> None:
         with self._lock:
             self._buckets.pop(key, None)

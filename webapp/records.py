@@ -83,6 +83,7 @@ def record_of(session: Session) -> dict[str, Any]:
         "speed": session.clock.speed,
         "seed": session.seed,
         "used": session.used,
+        "owner": session.owner,  # a class's run: never resumed by `join {session}`
         "savedAt": time.time(),
     }
 
@@ -361,6 +362,18 @@ class Keeper:
                 with self._lock:
                     self._resuming.pop(session_id, None)
 
+    def owner_of(self, session_id: str) -> str | None:
+        """Whose run record `session_id` is ("class:<code>"), None for anyone's (or none):
+        a class's runs are taken back only by the class (webapp/classes/room.py), never by
+        `join {session}` on a worker that is not the class's home (issue 26, F3)."""
+        if not SESSION_ID.fullmatch(session_id):
+            return None
+        text = self.store.load(session_id)
+        if text is None:
+            return None
+        owner = json.loads(text).get("owner")
+        return str(owner) if owner else None
+
     def _take_lease(self, session_id: str) -> None:
         if self.leases.acquire(session_id):
             return
@@ -383,6 +396,7 @@ class Keeper:
         with session.lock:
             session.seq = int(record["seq"])
             session.used = bool(record.get("used", True))
+            session.owner = record.get("owner") or None
             session.clock.speed = float(record["speed"])
             session.clock.playing = bool(record["playing"]) and until < session.clock.end
             # Back to the record's moment as a seek is: one slice here, the rest by the seek

@@ -227,6 +227,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   function joinAs(name, token) {
     pending = true;
     nameForm.hidden = true;
+    // The server answers a class's tab in the page's language (class:join carries none).
+    socket.emit("lang", { lang: i18n.lang() });
     socket.emit("class:join", { code, name, ...(token ? { token } : {}) });
   }
   function join() {
@@ -237,6 +239,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         return;
       }
       pending = true;
+      socket.emit("lang", { lang: i18n.lang() });
       socket.emit("class:teach", { code, key });
       return;
     }
@@ -250,6 +253,15 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   /** An `error` while joining is the class's: show it (and ask for a name again). */
   function handleError(error) {
+    if (error.code === "class_removed" && role === "student") {
+      // The teacher removed this tab's name: it is free again; this tab may join anew.
+      store(code, { name: undefined, token: undefined });
+      classState = null;
+      body.dataset.classRemoved = "true";
+      setText(message, error.message || error.code);
+      nameForm.hidden = false;
+      return true;
+    }
     if (!pending) return false;
     pending = false;
     setText(message, error.message || error.code || "");
@@ -268,6 +280,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     body.dataset.classFollowing = String(Boolean(state.following));
     body.dataset.classLocked = String(Boolean(state.locked) && state.role === "student");
     body.dataset.classEnded = String(Boolean(state.ended));
+    delete body.dataset.classRemoved;
     render();
   });
   socket.on("class:roster", (value) => {
@@ -327,7 +340,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     i18n.translateTree(panel);
   }
 
-  const COLUMNS = ["name", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck"];
+  const COLUMNS = ["name", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck", "remove"];
   function renderRoster() {
     if (role !== "teacher") return;
     const students = roster?.students ?? [];
@@ -360,9 +373,20 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("td", {}, String(s.lessonSteps)),
       h("td", {}, answers),
       h("td", {}, i18n.t("class.ago", { n: s.lastActivity })),
-      h("td", {}, s.stuck.map((r) => i18n.t(`class.stuck.${r}`)).join(", ")));
+      h("td", { class: "class-stuck-cell" }, s.stuck.map((r) => i18n.t(`class.stuck.${r}`)).join(", ")),
+      h("td", {}, removeButton(s.name)));
       return row;
     }));
+  }
+
+  // Remove a student (class:remove): their tab is told, their name is free again.
+  function removeButton(name) {
+    const stop = (event) => event.stopPropagation(); // not the row's watch
+    return h("button", { type: "button", class: "button class-remove", "aria-label": i18n.t("class.remove.label", { name }),
+      on: { keydown: stop, click: (event) => {
+        stop(event);
+        if (window.confirm(i18n.t("class.remove.confirm", { name }))) socket.emit("class:remove", { name });
+      } } }, i18n.t("class.remove"));
   }
 
   function choiceText(id, choice) {

@@ -275,3 +275,33 @@ def test_the_scenarios_question_is_asked_of_the_class(browser: Browser, base_url
     finally:
         teacher_ctx.close()
         student_ctx.close()
+
+
+def test_the_teacher_removes_a_student_from_the_roster(browser: Browser, base_url: str) -> None:
+    """Issue 26, F4: the roster's Remove control; the removed tab is told in its language
+    and may join again, the name being free."""
+    contexts: list[BrowserContext] = []
+    try:
+        pages = []
+        for locale in ("en-US", "zh-CN"):
+            ctx = browser.new_context(base_url=base_url, locale=locale)
+            contexts.append(ctx)
+            pages.append(ctx.new_page())
+        teacher, mei = pages
+        code = start_class(teacher)
+        join_class(mei, code, "小梅", by_code=False)
+        rows = teacher.locator("#class-roster-body tr")
+        expect(rows).to_have_count(1)
+        teacher.once("dialog", lambda dialog: dialog.accept())
+        teacher.click("#class-roster-body .class-remove")
+        expect(teacher.locator("#class-roster-body td.hint")).to_be_visible()
+        expect(mei.locator("#class-message")).to_have_text(re.compile("老师已将你移出课堂"))
+        expect(mei.locator("body")).to_have_attribute("data-class-removed", "true")
+        expect(mei.locator("#class-name-form")).to_be_visible()
+        mei.fill("#class-name", "小梅")
+        mei.click("#class-name-go")
+        expect(mei.locator("body")).to_have_attribute("data-class-following", "true")
+        expect(rows).to_have_count(1)
+    finally:
+        for ctx in contexts:
+            ctx.close()

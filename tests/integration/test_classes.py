@@ -452,3 +452,49 @@ def test_a_forked_student_whose_worker_dies_gets_the_fork_back(stack: dict[str, 
         assert teacher.connects == 1  # the teacher's worker was not touched
     finally:
         close(members)
+
+
+def test_no_tab_outside_the_class_takes_its_run_over_on_any_worker(
+    stack: dict[str, Any],
+) -> None:
+    """Issue 26, F3: a follower used to be shown the teacher's run's id, and a tab outside
+    the class that sent `join {session: <it>}` to the worker that is not the class's home
+    got the run (the home handed it over, hanging up the teacher and students) and could
+    pause, delete and seek it. Now followers see a digest of the id, which joins nothing,
+    and the id itself is refused on both workers, the run staying where it is."""
+    import redis
+
+    teacher, students, (home, other) = open_class(stack)
+    url = stack["nginx"].url
+    members: list[Any] = [teacher, *students]
+    try:
+        for student in students:
+            student.wait(lambda m: m.now >= 2, "ticks")
+        client = redis.Redis.from_url(stack["redis"].url)
+        ids: list[str] = []
+        deadline = time.monotonic() + WAIT
+        while not ids and time.monotonic() < deadline:  # written within a keeper round
+            ids = [k.decode().rsplit(":", 1)[-1] for k in client.scan_iter("playground:record:*")]
+            time.sleep(0.1)
+        assert ids, "no session record in Redis"
+        shown = students[0].session
+        assert shown not in ids  # no follower holds the id of a run
+        tries: list[tuple[str, str]] = []
+        for worker, frozen in ((other, home), (home, other)):
+            for target in (shown, *ids):
+                outsider = pinned(worker, frozen, lambda: Member(url, teacher.code))
+                members.append(outsider)
+                outsider.emit("join", {"session": target})
+                outsider.wait(lambda m: m.errors or m.snapshots, "an answer")
+                code = outsider.errors[0]["code"] if outsider.errors else "joined"
+                tries.append(((target == shown and "shown") or "id", code))
+                outsider.emit("clock", {"op": "pause"})
+                outsider.emit("act", {"action": "delete"})
+        print(f"\nF3: joins by a class run's id from outside the class: {tries}")
+        assert all(code in ("unknown_session", "class_session_private") for _, code in tries)
+        assert teacher.connects == 1 and all(s.connects == 1 for s in students)
+        seq = teacher.seq
+        teacher.wait(lambda m: m.seq > seq + 2 and m.clock.get("playing"), "still playing")
+        assert not teacher.actions
+    finally:
+        close(members)

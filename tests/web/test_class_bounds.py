@@ -79,6 +79,12 @@ def of(messages: list[tuple[str, dict[str, Any]]], name: str) -> list[dict[str, 
     return [payload for event, payload in messages if event == name]
 
 
+def shown_run(app: Flask, shown: str) -> Any:
+    """The session a snapshot's `session` names: a class's run shows a digest of its id."""
+    found = [s for s in realtime_of(app).manager.sessions() if s.public_id == shown]
+    return found[0] if found else None
+
+
 def new_class(app: Flask, yaml: str = CRASH_LOOP_POD) -> dict[str, Any]:
     response = app.test_client().post("/api/classes", json={"yaml": yaml})
     assert response.status_code == 201, response.json
@@ -91,7 +97,7 @@ def teach(app: Flask, made: dict[str, Any], lang: str = "en") -> tuple[SocketIOT
     teacher.emit("lang", {"lang": lang})
     teacher.emit("class:teach", {"code": made["code"], "key": made["teacherKey"]})
     [snapshot] = of(received(teacher), "snapshot")
-    session = realtime_of(app).manager.get(snapshot["session"])
+    session = shown_run(app, snapshot["session"])
     assert session is not None
     return teacher, session
 
@@ -153,7 +159,7 @@ def test_fork_at_a_far_moment_costs_no_replay_and_is_the_replays_state(
     in_request = events[0] - before
     fork = of(received(student), "snapshot")[-1]
     assert in_request <= 2 * SLICE_EVENTS  # not the ~37,000 events of a replay
-    own = realtime_of(app).manager.get(fork["session"])
+    own = shown_run(app, fork["session"])
     assert own is not None and own is not session
     finish(app)
     assert own.sim.now == FAR and own.seek_target is None
@@ -179,8 +185,8 @@ def test_a_handout_at_a_far_moment_is_a_sliced_seek_to_the_replays_state(
     assert not of(received(teacher), "error")
     handed = of(received(ann), "snapshot")[-1]
     assert handed["seeking"]["target"] == FAR and handed["now"] < FAR
-    sessions = [realtime_of(app).manager.get(handed["session"])]
-    sessions.append(realtime_of(app).manager.get(of(received(bob), "snapshot")[-1]["session"]))
+    sessions = [shown_run(app, handed["session"])]
+    sessions.append(shown_run(app, of(received(bob), "snapshot")[-1]["session"]))
     # The player keeps ticking while both seeks run in slices.
     rt = realtime_of(app)
     times = []
@@ -308,7 +314,7 @@ def test_a_fork_without_a_live_checkpoint_resumes_from_the_store_in_slices(
     assert events[0] - before <= 2 * SLICE_EVENTS
     fork = of(received(student), "snapshot")[-1]
     assert fork["now"] == best.at and fork["seeking"]["target"] == FAR
-    own = realtime_of(app).manager.get(fork["session"])
+    own = shown_run(app, fork["session"])
     assert own is not None
     finish(app)
     assert snapshot_of(own) == unbounded(CRASH_LOOP_POD, [], FAR)
@@ -332,7 +338,7 @@ def test_a_student_back_after_a_far_handout_gets_a_sliced_seek(
     assert events[0] - before <= 2 * SLICE_EVENTS
     snapshot = of(received(back), "snapshot")[-1]
     assert snapshot["seeking"]["target"] == FAR
-    own = realtime_of(app).manager.get(snapshot["session"])
+    own = shown_run(app, snapshot["session"])
     assert own is not None
     finish(app)
     assert snapshot_of(own) == unbounded(CRASH_LOOP_POD, [], FAR)

@@ -53,6 +53,12 @@ def of(messages: list[tuple[str, dict[str, Any]]], name: str) -> list[dict[str, 
     return [payload for event, payload in messages if event == name]
 
 
+def shown_run(app: Flask, shown: str) -> Any:
+    """The session a snapshot's `session` names: a class's run shows a digest of its id."""
+    found = [s for s in realtime_of(app).manager.sessions() if s.public_id == shown]
+    return found[0] if found else None
+
+
 def new_class(app: Flask, **body: Any) -> dict[str, Any]:
     response = app.test_client().post("/api/classes", json=body or {"yaml": POD})
     assert response.status_code == 201, response.json
@@ -167,7 +173,7 @@ def test_following_student_cannot_drive_the_teachers_run(app: Flask) -> None:
     made = new_class(app)
     _teacher, snap = teach(app, made)
     student, _ = join(app, made["code"], "Ann", lang="zh")
-    session = realtime_of(app).manager.get(snap["session"])
+    session = shown_run(app, snap["session"])
     assert session is not None
     before = (session.seq, session.sim.now, session.clock.playing, list(session.sim.actions))
     for event, payload in [
@@ -183,9 +189,13 @@ def test_following_student_cannot_drive_the_teachers_run(app: Flask) -> None:
         assert "老师" in error["message"] or "课堂" in error["message"]
     after = (session.seq, session.sim.now, session.clock.playing, list(session.sim.actions))
     assert after == before
-    # Nor from a tab outside the class that learnt the session id.
+    # Nor from a tab outside the class: the id its tabs are shown joins nothing, and the
+    # run's own id, which no tab is shown, is refused.
+    assert snap["session"] != session.id
     outsider = connect(app)
     outsider.emit("join", {"session": snap["session"]})
+    assert errors(outsider)[0]["code"] == "unknown_session"
+    outsider.emit("join", {"session": session.id})
     assert errors(outsider)[0]["code"] == "class_session_private"
     # A resync (join naming the session it is on) is allowed, as for any tab.
     student.emit("join", {"session": snap["session"]})
@@ -246,8 +256,7 @@ def test_fork_is_the_teachers_exact_moment_and_follow_again_returns(app: Flask) 
     run(app, 4.0)
     teacher.emit("act", {"action": "delete", "gracePeriodSeconds": 30})
     teacher.emit("clock", {"op": "pause"})
-    manager = realtime_of(app).manager
-    teacher_session = manager.get(snap["session"])
+    teacher_session = shown_run(app, snap["session"])
     assert teacher_session is not None
     student, _ = join(app, made["code"], "Ann")
     student.emit("class:fork", {})
@@ -268,6 +277,8 @@ def test_fork_is_the_teachers_exact_moment_and_follow_again_returns(app: Flask) 
     assert errors(other)[0]["code"] == "class_in_class"
     outsider = connect(app)
     outsider.emit("join", {"session": fork["session"]})
+    assert errors(outsider)[0]["code"] == "unknown_session"
+    outsider.emit("join", {"session": shown_run(app, fork["session"]).id})
     assert errors(outsider)[0]["code"] == "class_session_private"
     roster = of(received(teacher), "class:roster")[-1]["students"]
     assert roster[0]["following"] is False and roster[0]["session"] == fork["session"]
@@ -434,7 +445,7 @@ def test_adhoc_status_question_is_computed_answered_counted_and_revealed(app: Fl
     teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 5}})
     messages = received(teacher)
     assert not of(messages, "error"), messages
-    session = realtime_of(app).manager.get(snap["session"])
+    session = shown_run(app, snap["session"])
     assert session is not None and session.clock.playing is False  # the clock pauses
     [question] = of(received(ann), "class:question")
     assert "answer" not in question and "why" not in question

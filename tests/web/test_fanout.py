@@ -299,11 +299,11 @@ def test_every_follower_gets_the_teachers_payloads_in_order_however_it_is_connec
         try:
             teacher.emit("class:teach", {"code": made["code"], "key": made["teacherKey"]})
             snapshot = dict(events_until(teacher, "snapshot", lambda _: True))["snapshot"]
-            session = rt.manager.get(snapshot["session"])
+            session = next(s for s in rt.manager.sessions() if s.public_id == snapshot["session"])
             assert session is not None
             for name, tab in students.items():
                 tab.emit("class:join", {"code": made["code"], "name": name})
-                events_until(tab, "snapshot", lambda p: p["session"] == session.id)
+                events_until(tab, "snapshot", lambda p: p["session"] == session.public_id)
             # How each is served: shared frames (plain WebSockets), or engine.io's queue
             # (the deflate WebSocket, long polling).
             shares = {
@@ -336,7 +336,7 @@ def test_every_follower_gets_the_teachers_payloads_in_order_however_it_is_connec
             reference = seen["teacher"]
             seqs = [p["seq"] for p in reference]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-            assert all(p["session"] == session.id for p in reference if "session" in p)
+            assert all(p["session"] == session.public_id for p in reference if "session" in p)
             for marker in markers:  # every action reached the teacher's own tab
                 assert any(marker in json.dumps(p) for p in reference)
             by_seq = {p["seq"]: p for p in reference}
@@ -372,11 +372,11 @@ def test_a_follower_that_stops_reading_falls_behind_alone_then_gets_a_fresh_snap
         try:
             teacher.emit("class:teach", {"code": made["code"], "key": made["teacherKey"]})
             snapshot = dict(events_until(teacher, "snapshot", lambda _: True))["snapshot"]
-            session = rt.manager.get(snapshot["session"])
+            session = next(s for s in rt.manager.sessions() if s.public_id == snapshot["session"])
             assert session is not None
             for name, tab in (("reader", reader), ("slow", slow)):
                 tab.emit("class:join", {"code": made["code"], "name": name})
-                events_until(tab, "snapshot", lambda p: p["session"] == session.id)
+                events_until(tab, "snapshot", lambda p: p["session"] == session.public_id)
             slow_sid, raw = server_side(app, slow)
             raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
             big = "x" * 6000  # each tick carries the applied object's text
@@ -416,7 +416,7 @@ def test_a_follower_that_stops_reading_falls_behind_alone_then_gets_a_fresh_snap
                     if len(after) >= 3:
                         break
             fresh = received[snaps[-1]][1]
-            assert fresh["session"] == session.id
+            assert fresh["session"] == session.public_id
             assert fresh["seq"] >= lagged_at + 10  # one snapshot instead of the ticks missed
             assert after == list(range(fresh["seq"] + 1, fresh["seq"] + 1 + len(after)))
             before = [p["seq"] for name, p in received[: snaps[-1]] if name == "tick"]

@@ -11,7 +11,8 @@ webapp/classes/span.py       a class whose tabs sit on several workers (Redis)
 
 Settings: CLASS_MAX_STUDENTS (200), CLASS_IDLE_SECONDS (2 h with nobody connected),
 CLASS_STUDENT_EVENTS_PER_SECOND (10, over all of one student's tabs), CLASSES_PER_HOUR
-(per client address).
+(per client address), CLASS_NAMES_PER_MINUTE and CLASS_NAMES_PER_CONNECTION_PER_MINUTE
+(new names), CLASS_CODE_MISSES_PER_MINUTE (unknown codes looked up, per address).
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     )
     per_hour = float(config["CLASSES_PER_HOUR"])
     classes.creations = RateLimiter(per_hour / 3600.0, burst=per_hour)  # type: ignore[attr-defined]
+    names = float(config["CLASS_NAMES_PER_MINUTE"])
+    classes.names_per_client = RateLimiter(names / 60.0, burst=2 * names)
+    names = float(config["CLASS_NAMES_PER_CONNECTION_PER_MINUTE"])
+    classes.names_per_tab = RateLimiter(names / 60.0, burst=names)
+    misses = float(config["CLASS_CODE_MISSES_PER_MINUTE"])
+    classes.code_misses = RateLimiter(misses / 60.0, burst=2 * misses)
     rt.gates.append(classes.gate)
     rt.leaving.append(classes.leave)
     rt.refusals.append(classes.refused)

@@ -14,6 +14,8 @@ client -> server
     class:answer  {id, choice}              student
     class:watch   {name}                    teacher: a read-only look at one student's run
     class:export  {}                        teacher: the roster and answers as CSV text
+    class:remove  {name}                    teacher: a student leaves the class, their name
+                                            free again; their tab gets `class_removed`
     class:scenario {scenario}               teacher: restart the class's run with a built-in
     quiz:ask      {id}                      any tab but a student's: the answer to one of
                                             the scenario's questions on its own run (quiz.py)
@@ -30,6 +32,7 @@ from typing import Any
 
 from webapp.classes import codes
 from webapp.classes.room import Classes, Classroom, Student, check_name
+from webapp.clients import current_client
 from webapp.realtime.state import Realtime, Refusal, scenario_text
 from webapp.sessions import payloads as check
 
@@ -37,12 +40,20 @@ from webapp.sessions import payloads as check
 def register(classes: Classes) -> dict[str, Any]:
     """The event table: name -> handler(rt, sid, payload)."""
 
+    def find(code: str) -> Classroom:
+        """The live class of `code`, within the client's budget of unknown codes (F4)."""
+        client = current_client()
+        classes.may_look_up(client)
+        cls = classes.get(code)
+        if cls is None:
+            classes.missed(client)
+            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        return cls
+
     def on_teach(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["code", "key"])
         code = check.text(payload, "code")
-        cls = classes.get(code)
-        if cls is None:
-            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        cls = find(code)
         if not codes.secret_matches(payload.get("key"), cls.key_hash):
             raise Refusal("class_bad_key", class_code=cls.code)
         _leave_other_class(classes, sid, cls)
@@ -60,9 +71,7 @@ def register(classes: Classes) -> dict[str, Any]:
     def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["code", "name", "token"])
         code = check.text(payload, "code")
-        cls = classes.get(code)
-        if cls is None:
-            raise Refusal("class_not_found", class_code=check.shown_name(code)[:16])
+        cls = find(code)
         name = check_name(payload.get("name"))
         key = name.casefold()
         token = payload.get("token")
@@ -77,12 +86,14 @@ def register(classes: Classes) -> dict[str, Any]:
             else:
                 if len(cls.students) >= classes.max_students:
                     raise Refusal("class_full", limit=classes.max_students)
+                classes.may_add_name(sid, current_client())
                 new_token = codes.new_key()
                 student = Student(name=name, token_hash=codes.hash_secret(new_token))
                 cls.students[key] = student
                 classes.store.add_student(cls.code, name, student.token_hash)
             _leave_other_class(classes, sid, cls)
             student.sid = sid
+            student.client = current_client()
             student.last_activity = classes.clock()
             classes.members[sid] = (cls.code, "student", key)
         state = classes.state_for(cls, "student", student)
@@ -177,6 +188,15 @@ def register(classes: Classes) -> dict[str, Any]:
             },
             sid,
         )
+
+    def on_remove(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:remove {name}`: the teacher removes a student (their name is free again)."""
+        check.only_fields(payload, ["name"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "name", limit=256)
+        if name.casefold() not in cls.students:
+            raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
+        classes.remove(cls, name)
 
     def on_export(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, [])
@@ -273,6 +293,7 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:end": on_end,
         "class:watch": on_watch,
         "class:export": on_export,
+        "class:remove": on_remove,
         "class:handout": on_handout,
         "class:ask": on_ask,
         "class:reveal": on_reveal,
@@ -303,9 +324,9 @@ def _student_session(classes: Classes, cls: Classroom, student: Student) -> Any:
         if own is not None:
             return own
         if cls.handout is not None and student.own == "handout":
-            from webapp.classes.handout import handout_session
+            from webapp.classes.handout import handout_or_follow
 
-            return handout_session(classes, cls, student)
+            return handout_or_follow(classes, cls, student)
     student.following = True
     return classes.teacher_session(cls)
 
@@ -315,7 +336,8 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
     qids = list(cls.questions)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(
+    row_of = _csv_row(writer)
+    row_of(
         [
             "name",
             "connected",
@@ -337,9 +359,9 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
             "" if q not in answers else str(answers[q] == cls.questions[q].get("answer")).lower()
             for q in qids
         ]
-        writer.writerow(
+        row_of(
             [
-                _cell(row["name"]),
+                row["name"],
                 str(row["connected"]).lower(),
                 str(row["following"]).lower(),
                 row["own"] or "",
@@ -356,9 +378,25 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
     return out.getvalue()
 
 
-def _cell(value: str) -> str:
-    """A name as a CSV cell a spreadsheet will not run as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_cell(value: Any) -> str:
+    """Any value as a CSV cell a spreadsheet will not run as a formula (OWASP, "CSV
+    Injection"): a cell starting with = + - @, a tab or a line break (or their fullwidth
+    forms, which some spreadsheets read as the same) gets a leading apostrophe. Every cell
+    of the export goes through here, names, scenario names, statuses and answers alike."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _csv_row(writer: Any) -> Any:
+    """writer.writerow with every cell through csv_cell."""
+
+    def write(cells: list[Any]) -> None:
+        writer.writerow([csv_cell(cell) for cell in cells])
+
+    return write
 
 
 def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:
@@ -367,8 +405,8 @@ def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:
     choices = cls.questions[qid].get("choices") or []
     if 0 <= choice < len(choices):
         text = choices[choice]
-        return _cell(text.get("en", "") if isinstance(text, dict) else str(text))
+        return text.get("en", "") if isinstance(text, dict) else str(text)
     return str(choice)
 
 
-__all__ = ["register", "roster_csv", "scenario_text"]
+__all__ = ["csv_cell", "register", "roster_csv", "scenario_text"]

@@ -67,7 +67,7 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
             student.session_id = None
     for student in students:
         if student.sid:
-            session = handout_session(classes, cls, student, scenario)
+            session = handout_or_follow(classes, cls, student, scenario)
             classes.send_state(cls, student.sid)
             classes.attach(student.sid, session)
     classes.broadcast_state(cls)
@@ -106,6 +106,7 @@ def handout_session(
     from webapp.classes import ahead
 
     assert cls.handout is not None
+    classes.admit(student)  # one more new session of their address
     handout = cls.handout
     sim, future, seek_to = ahead.start_at(
         classes.engine(),
@@ -116,4 +117,21 @@ def handout_session(
     return classes.own_session(cls, student, sim, "handout", future, seek_to)
 
 
-__all__ = ["hand_out", "handout_session", "shares"]
+def handout_or_follow(
+    classes: Classes, cls: Classroom, student: Student, scenario: Any = None
+) -> Session:
+    """The student's hand-out session; or, when their address may not have one more (its
+    session cap or new-session rate), the teacher's run, followed, and the refusal told to
+    their tab in its language."""
+    try:
+        return handout_session(classes, cls, student, scenario)
+    except Refusal as refusal:
+        student.following = True
+        student.own = None
+        student.session_id = None
+        if student.sid:
+            classes.rt.refuse(student.sid, refusal)
+        return classes.teacher_session(cls)
+
+
+__all__ = ["hand_out", "handout_or_follow", "handout_session", "shares"]

@@ -54,6 +54,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This tab is in a class: it follows the class, not another session.",
         "zh": "这个标签页在课堂中：它跟随课堂，而不是别的会话。",
     },
+    "class_names_rate_limited": {
+        "en": "Too many new names from this connection or address. Wait a minute and try again.",
+        "zh": "这个连接或地址新加入的名字太多了。请等一分钟再试。",
+    },
+    "class_codes_rate_limited": {
+        "en": "Too many class codes that do not exist were tried from this address: at most "
+        "{limit} a minute. Wait a minute and check the code with your teacher.",
+        "zh": "这个地址尝试了太多不存在的课堂代码：每分钟最多 {limit} 个。请等一分钟，并和老师核对代码。",
+    },
+    "class_removed": {
+        "en": "The teacher removed you from class {class_code}. You can join again with a name.",
+        "zh": "老师已将你移出课堂 {class_code}。你可以用一个名字重新加入。",
+    },
     "class_unknown_student": {
         "en": 'There is no student called "{name}" in this class.',
         "zh": "这个课堂里没有叫“{name}”的学生。",

@@ -15,6 +15,12 @@ outbox. A student who forks or gets a hand-out has a session of their own.
 - a student's own session is reached only by that student's tabs; `apply` is refused
   there while the teacher has locked the editor;
 - every event of a student counts against a per-student rate limit (over all their tabs).
+
+A class's runs carry `owner = "class:<code>"` (kept in their records): their tabs are shown
+`public_id`, a digest of the id, never the id, and `join {session}` refuses them on every
+worker (webapp/realtime/join.py), so no tab outside the class reaches them (issue 26, F3).
+Forks and hand-outs are sessions of the student's address (`Student.client`), within its
+caps and new-session rate as any visitor's (F2).
 """
 
 from __future__ import annotations
@@ -76,6 +82,9 @@ class Student:
     following: bool = True
     own: str | None = None  # "fork" or "handout": what their own session is
     session_id: str | None = None
+    # The address of their last tab (webapp/clients.py): their own runs (fork, hand-out)
+    # count against its session caps and new-session rate, as any visitor's (issue 26, F2).
+    client: str = ""
     last_activity: float = field(default_factory=time.time)
     apply_errors: int = 0  # `apply` refused in a row (invalid YAML)
     applying: bool = False  # their last event was an `apply` not (yet) refused
@@ -135,6 +144,11 @@ class Classes:
         self.per_student = RateLimiter(
             student_events_per_second, burst=max(1.0, 2 * student_events_per_second)
         )
+        # New names (issue 26, F4): per client address and per connection (init_app sets
+        # them from the configuration); unknown codes looked up, per client address.
+        self.names_per_client = RateLimiter(30 / 60.0, burst=60)
+        self.names_per_tab = RateLimiter(3 / 60.0, burst=3)
+        self.code_misses = RateLimiter(10 / 60.0, burst=20)
         self._classes: dict[str, Classroom] = {}
         # sid -> (code, "teacher" | "student", student key)
         self.members: dict[str, tuple[str, str, str]] = {}
@@ -169,6 +183,26 @@ class Classes:
             cls = self._restore(row)
             self._classes[normalized] = cls
             return cls
+
+    # -- probing codes, new names (issue 26, F4) ------------------------------------------
+
+    def may_look_up(self, client: str) -> None:
+        """Refused (class_codes_rate_limited) while `client` has no unknown-code lookups
+        left: then every lookup is refused, a live code's too, so that the answers tell
+        nothing until the budget refills."""
+        if not self.code_misses.available(client):
+            raise Refusal("class_codes_rate_limited", limit=int(self.code_misses.rate * 60))
+
+    def missed(self, client: str) -> None:
+        """`client` looked up a code that is no live class."""
+        self.code_misses.allow(client)
+
+    def may_add_name(self, sid: str, client: str) -> None:
+        """A new name in a class from tab `sid` of `client`: within both names budgets."""
+        if not self.names_per_client.available(client) or not self.names_per_tab.available(sid):
+            raise Refusal("class_names_rate_limited")
+        self.names_per_client.allow(client)
+        self.names_per_tab.allow(sid)
 
     def lookup(self, code: Any) -> str | None:
         """The code of a live class (normalized), without loading it here: for pages,
@@ -315,7 +349,9 @@ class Classes:
         if event == "join":
             target = payload.get("session")
             resync = (
-                session is not None and target == session.id and set(payload) <= {"session", "lang"}
+                session is not None
+                and target in (session.id, session.public_id)
+                and set(payload) <= {"session", "lang", "transitions"}
             )
             if entry is not None and not resync:
                 raise Refusal("class_in_class")
@@ -350,6 +386,7 @@ class Classes:
 
     def leave(self, sid: str) -> None:
         """Tab `sid` disconnected."""
+        self.names_per_tab.forget(sid)
         entry = self.members.pop(sid, None)
         if entry is None:
             return
@@ -364,6 +401,35 @@ class Classes:
                 student = cls.students.get(entry[2])
                 if student is not None and student.sid == sid:
                     student.sid = None
+        self.send_roster(cls)
+
+    def remove(self, cls: Classroom, name: str) -> None:
+        """The teacher removes student `name`: their name is free again (with their answers),
+        their own run is no longer the class's, and their tab, if connected, is told in its
+        language and leaves the class's run."""
+        key = name.casefold()
+        with cls.lock:
+            student = cls.students.pop(key, None)
+            if student is None:
+                raise Refusal("class_unknown_student", name=name[:NAME_LIMIT])
+            for answers in cls.answers.values():
+                answers.pop(key, None)
+            sid = student.sid
+            if sid is not None and self.members.get(sid) == (cls.code, "student", key):
+                self.members.pop(sid, None)
+            else:
+                sid = None
+        if student.session_id:
+            self.owners.pop(student.session_id, None)
+        self.store.remove_student(cls.code, student.name)
+        if sid is not None:
+            rt = self.rt
+            session = rt.manager.session_of(sid)
+            if session is not None:
+                rt.leave_room(sid, session.room)
+            rt.manager.detach(sid)
+            rt.refuse(sid, Refusal("class_removed", class_code=cls.code))
+        self.save(cls, force=True)
         self.send_roster(cls)
 
     # -- sessions ---------------------------------------------------------------------------
@@ -388,7 +454,7 @@ class Classes:
             list(cls.timeline.get("actions", [])),
             float(cls.timeline.get("now", 0.0)),
         )
-        session = self._create(sim, client=f"class:{cls.code}")
+        session = self._create(sim, client=f"class:{cls.code}", owner=cls.code)
         cls.teacher_session_id = session.id
         self.owners[session.id] = (cls.code, "teacher", "")
         self.seek_to(session, future, seek_to)
@@ -416,10 +482,11 @@ class Classes:
             return None
         key = student.name.casefold()
         try:
-            session = keeper.resume(session_id, sid=None, client=f"class:{cls.code}/{key}")
+            session = keeper.resume(session_id, sid=None, client=student.client)
         except (records.SessionElsewhere, TooManyForClient, TooManySessions):
             return None
         if session is not None:
+            session.owner = f"class:{cls.code}"
             self.owners[session.id] = (cls.code, "student", key)
             if self.rt.run_scheduler:
                 self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
@@ -439,6 +506,7 @@ class Classes:
         except (records.SessionElsewhere, TooManyForClient, TooManySessions):
             return None
         if session is not None:
+            session.owner = f"class:{cls.code}"
             self.owners[session.id] = (cls.code, "teacher", "")
             if self.rt.run_scheduler:
                 self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
@@ -454,13 +522,16 @@ class Classes:
         if at is not None and self.rt.run_scheduler:
             self.rt.seeker.start(self.rt.socketio.start_background_task, self.rt.socketio.sleep)
 
-    def _create(self, sim: Any, *, client: str, tab: str | None = None) -> Session:
+    def _create(self, sim: Any, *, client: str, owner: str, tab: str | None = None) -> Session:
+        """A new run of class `owner` (a code) for `client`, within the manager's caps."""
         try:
-            return self.rt.manager.create(sim, client=client, tab=tab)
+            session = self.rt.manager.create(sim, client=client, tab=tab)
         except TooManyForClient as error:
             raise Refusal("client_session_limit", limit=error.limit) from None
         except TooManySessions as error:
             raise Refusal("too_many_sessions", limit=error.limit) from None
+        session.owner = f"class:{owner}"
+        return session
 
     def own_session(
         self,
@@ -473,7 +544,7 @@ class Classes:
     ) -> Session:
         """A new session of the student's own (fork or hand-out), given its kept `future`
         and, with `seek_to`, a sliced seek there; the previous one is left to the reaper."""
-        session = self._create(sim, client=f"class:{cls.code}/{student.name.casefold()}")
+        session = self._create(sim, client=student.client, owner=cls.code)
         session.clock.pause()
         self.seek_to(session, future or [], seek_to)
         self.owners[session.id] = (cls.code, "student", student.name.casefold())
@@ -505,6 +576,14 @@ class Classes:
             if rt.keeper is not None:  # a worker whose tabs are all in classes keeps records
                 rt.keeper.start(rt.socketio.start_background_task, rt.socketio.sleep)
 
+    def admit(self, student: Student) -> None:
+        """A new run for `student` (fork, hand-out) is one more new session of their address:
+        refused past its rate (NEW_SESSIONS_PER_MINUTE), as a visitor's `join` is; the
+        session cap per address (MAX_SESSIONS_PER_CLIENT) is the manager's, in `_create`."""
+        creations = self.rt.creations
+        if not creations.allow(student.client):
+            raise Refusal("new_sessions_rate_limited", limit=int(creations.burst))
+
     def fork(self, cls: Classroom, student: Student) -> Session:
         """A private copy of the teacher's run at its exact current moment (the moment a
         seek of it is going to, if one runs): the same scenario, the same actions, the same
@@ -513,6 +592,7 @@ class Classes:
         request never replays; the state is the deterministic replay's, event for event."""
         from webapp.classes import ahead
 
+        self.admit(student)
         teacher = self.teacher_session(cls)
         with teacher.lock:
             sim = teacher.sim
@@ -586,7 +666,7 @@ class Classes:
                     "connected": student.sid is not None,
                     "following": student.following,
                     "own": None if student.following else student.own,
-                    "session": own.id if own is not None else None,
+                    "session": own.public_id if own is not None else None,
                     "scenario": view["scenario"],
                     "now": view["now"],
                     "status": view["status"],

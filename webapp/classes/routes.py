@@ -5,6 +5,10 @@ GET  /c/<code>            the student's page (404 page in the reader's language 
 GET  /c/<code>/teach      the teacher's page; the key travels in the URL's fragment
                           (#key=...), which browsers never send, so no server log holds it
 GET  /c/<code>/qr.svg     a QR code of the join URL, drawn here (no outside service)
+
+A code that is no live class counts against the client's budget of unknown codes
+(CLASS_CODE_MISSES_PER_MINUTE); while it is spent, every page and QR code under /c/ is 429
+for that client, so that probing codes tells nothing (issue 26, F4).
 """
 
 from __future__ import annotations
@@ -97,12 +101,34 @@ def create_class() -> Any:
     }, 201
 
 
-def _page(code: str, role: str) -> Any:
+def _found(code: str) -> tuple[str | None, Any]:
+    """(the live class's code, None), or (None, the 404 or 429 answer)."""
+    from webapp.realtime.state import Refusal
     from webapp.routes import not_found_page
 
-    found = _classes().lookup(code)
+    classes = _classes()
+    client = current_client()
+    try:
+        classes.may_look_up(client)
+    except Refusal as refusal:
+        text = i18n.message(refusal.code, _lang(), **refusal.params)
+        return None, Response(
+            text + "\n",
+            status=429,
+            mimetype="text/plain",
+            headers={"Retry-After": "60", "Cache-Control": "no-store"},
+        )
+    found = classes.lookup(code)
     if found is None:
-        return not_found_page("class_not_found_text")
+        classes.missed(client)
+        return None, not_found_page("class_not_found_text")
+    return found, None
+
+
+def _page(code: str, role: str) -> Any:
+    found, answer = _found(code)
+    if found is None:
+        return answer
     return render_template(
         "index.html",
         share_id=None,
@@ -126,11 +152,9 @@ def teacher_page(code: str) -> Any:
 
 @bp.get("/c/<code>/qr.svg")
 def qr_code(code: str) -> Any:
-    from webapp.routes import not_found_page
-
-    found = _classes().lookup(code)
+    found, answer = _found(code)
     if found is None:
-        return not_found_page("class_not_found_text")
+        return answer
     svg = qr_svg(f"{request.host_url.rstrip('/')}/c/{found}")
     return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
 

@@ -140,6 +140,16 @@ class ClassStore(SqliteFile):
                 (code, name, token_hash, self.clock()),
             )
 
+    def remove_student(self, code: str, name: str) -> None:
+        """The teacher removed a student: their name (free again) and their answers."""
+        with self.connection as connection:
+            connection.execute(
+                "DELETE FROM class_students WHERE code = ? AND name = ?", (code, name)
+            )
+            connection.execute(
+                "DELETE FROM class_answers WHERE code = ? AND name = ?", (code, name)
+            )
+
     def answer(self, code: str, qid: str, name: str, choice: int) -> None:
         with self.connection as connection:
             connection.execute(

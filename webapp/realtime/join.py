@@ -49,10 +49,15 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     previous = rt.manager.session_of(sid)  # only this tab's own handlers change it
     if sources == ["session"]:
         session_id = check.text(payload, "session")
-        session = rt.manager.get(session_id)
+        if previous is not None and previous.owner is not None and session_id == previous.public_id:
+            session = previous  # a class's tab resyncing, by the id it was shown
+        else:
+            session = rt.manager.get(session_id)
         if session is None:
             # Not here: a record of it (another worker's, or before a restart) rebuilds it.
             session = resume(rt, session_id, sid)
+        elif session is not previous and session.owner is not None:
+            raise Refusal("class_session_private")  # a class's run: only through the class
         else:
             try:
                 rt.manager.attach(sid, session)
@@ -89,6 +94,10 @@ def resume(rt: Realtime, session_id: str, sid: str) -> Session:
     """Session `session_id` rebuilt from its record for tab `sid` (webapp/records.py)."""
     if rt.keeper is None:
         raise Refusal("unknown_session")
+    if rt.keeper.owner_of(session_id) is not None:
+        # A class's run whose home is another worker (or gone): refused here as there,
+        # before its lease is asked for, which would hang up the class's tabs.
+        raise Refusal("class_session_private")
     try:
         session = rt.keeper.resume(session_id, sid=sid, client=current_client())
     except records.SessionElsewhere:

@@ -11,6 +11,7 @@ them; acting anywhere discards that old future.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import threading
@@ -77,6 +78,11 @@ def new_session_id() -> str:
     return secrets.token_urlsafe(24)
 
 
+def public_id_of(session_id: str) -> str:
+    """A class run's public id: the same on every worker, not reversible to its id."""
+    return "class-" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
+
+
 class Session:
     def __init__(
         self,
@@ -101,6 +107,9 @@ class Session:
         self.tabs: frozenset[str] = frozenset()
         self.idle_since: float | None = None  # scheduler wall time when the last tab left
         self.client = ""  # the address that created it (per-client limits)
+        # "class:<code>" for a class's run (the teacher's, a fork, a hand-out): never joined
+        # by id (webapp/classes/room.py), and its tabs see only `public_id`, never `id`.
+        self.owner: str | None = None
         self.used = False  # set by the first command that plays, steps, seeks, acts or applies
         self.left_at = 0.0  # manager clock when it was created or its last tab left
         # CPU time this session may still spend (commands and pacing); unlimited if None.
@@ -128,6 +137,15 @@ class Session:
         # virtual second it goes to, None when there is none.
         self.seek_target: float | None = None
         self.clock.reanchor()
+
+    @property
+    def public_id(self) -> str:
+        """The id the session's tabs are shown (`session` in a snapshot): its id, or for a
+        class's run a digest of it, from which its id cannot be found, that nobody can
+        join by (a follower would otherwise hold the teacher's run's id: issue 26, F3)."""
+        if self.owner is None:
+            return self.id
+        return public_id_of(self.id)
 
     @property
     def room(self) -> str:
@@ -323,7 +341,7 @@ class Session:
         self._mark_sent(float("-inf"))
         simulation = self.scenario.simulation
         return {
-            "session": self.id,
+            "session": self.public_id,
             "seq": self.seq,
             "clock": self.clock.as_wire(),
             "seeking": self.seeking(),
