@@ -49,9 +49,12 @@ DEFAULTS: dict[str, Any] = {
     # pacing may use per wall second on average, and at once. Past it, commands wait.
     "SESSION_CPU_SHARE": 0.25,
     "SESSION_CPU_BURST_SECONDS": 2.0,
-    # ... and all sessions of one client address together, for their commands.
+    # ... and all sessions of one client address together (commands, pacing, seeks).
     "CLIENT_CPU_SHARE": 0.5,
     "CLIENT_CPU_BURST_SECONDS": 5.0,
+    # ... and every session of the server together; past it only light clients go on.
+    "SERVER_CPU_SHARE": 1.0,
+    "SERVER_CPU_BURST_SECONDS": 5.0,
     # Several workers (docs/workers.md): Redis carries the Socket.IO message queue, the
     # session records and the leases; without it records go to SQLite (one process).
     "REDIS_URL": None,
@@ -104,6 +107,8 @@ _ENV_FLOATS = (
     "SESSION_CPU_BURST_SECONDS",
     "CLIENT_CPU_SHARE",
     "CLIENT_CPU_BURST_SECONDS",
+    "SERVER_CPU_SHARE",
+    "SERVER_CPU_BURST_SECONDS",
     "SHARE_CPU_SHARE",
     "SHARE_CPU_BURST_SECONDS",
     "CLASS_STUDENT_EVENTS_PER_SECOND",

@@ -80,6 +80,8 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         cpu_burst=float(config["SESSION_CPU_BURST_SECONDS"]),
         client_cpu_rate=float(config["CLIENT_CPU_SHARE"]),
         client_cpu_burst=float(config["CLIENT_CPU_BURST_SECONDS"]),
+        server_cpu_rate=float(config["SERVER_CPU_SHARE"]),
+        server_cpu_burst=float(config["SERVER_CPU_BURST_SECONDS"]),
     )
     rt = Realtime(
         socketio=socketio,

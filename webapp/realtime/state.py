@@ -166,9 +166,10 @@ class Realtime:
         """Charge the block's CPU time to `session` and its client; refuse first
         (`session_busy`, `client_busy`) when either has used up its CPU share, unless the command is not
         `refusable`."""
-        budgets = [b for b in (session.cpu, session.client_cpu) if b is not None]
+        budgets = session.budgets()  # its own, its client's, the server's (charged only)
         if refusable:
-            for budget, code in zip(budgets, ("session_busy", "client_busy"), strict=False):
+            checked = [b for b in (session.cpu, session.client_cpu) if b is not None]
+            for budget, code in zip(checked, ("session_busy", "client_busy"), strict=False):
                 if budget.spent():
                     raise Refusal(
                         code,
