@@ -36,7 +36,11 @@ DEFAULTS: dict[str, Any] = {
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
     "MAX_SESSIONS_PER_CLIENT": 40,  # per client address (webapp/clients.py)
     "NEW_SESSIONS_PER_MINUTE": 30,  # per client address, in bursts of as many
-    "UNUSED_SESSION_IDLE_SECONDS": 45,  # a never-played session is freed this soon after its tab left
+    "UNUSED_SESSION_IDLE_SECONDS": 45,
+    # Sessions without a tab one client keeps; past it the oldest are freed (their memory
+    # returned to the system: webapp/sessions/memory.py). 0: no limit.
+    "IDLE_SESSIONS_PER_CLIENT": 4,
+    "SESSION_GC_FREEZE": True,  # freeze what survives full collections (memory.py)  # a never-played session is freed this soon after its tab left
     # Behind n reverse proxies, the client is the n-th X-Forwarded-For entry from the right;
     # 0: X-Forwarded-For is ignored (docs/limits.md).
     "TRUSTED_PROXIES": 0,
@@ -89,6 +93,7 @@ _ENV_INTS = (
     "MAX_SESSIONS_PER_CLIENT",
     "NEW_SESSIONS_PER_MINUTE",
     "UNUSED_SESSION_IDLE_SECONDS",
+    "IDLE_SESSIONS_PER_CLIENT",
     "TRUSTED_PROXIES",
     "SHARE_POSTS_PER_MINUTE",
     "SHARE_POSTS_PER_MINUTE_GLOBAL",

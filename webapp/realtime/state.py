@@ -19,6 +19,7 @@ from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.realtime.outbox import Outbox
 from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
 from webapp.sessions import payloads as check
+from webapp.sessions.budget import ClientGates
 from webapp.sessions.slices import SeekLoop
 from webapp.shares import engine_for
 
@@ -59,6 +60,8 @@ class Realtime:
     # webapp.classes.span.Span: classes whose tabs sit on several workers (with Redis).
     span: Any = None
     handlers: dict[str, Any] = field(default_factory=dict)  # event -> (handler, limited)
+    # The handlers of one client address run one at a time (webapp.sessions.budget).
+    turns: ClientGates = field(default_factory=ClientGates)
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)

@@ -152,6 +152,34 @@ class CpuBudgets:
                 del self._budgets[key]
 
 
+class ClientGates:
+    """One lock per client address, held while a handler of that client works, so that the
+    tabs of one address do their work one at a time: thirty tabs building heavy sessions at
+    once would otherwise be thirty threads taking turns at the GIL with the scheduler's
+    (issue 26, F1). A gate nobody holds or waits for is forgotten."""
+
+    def __init__(self) -> None:
+        self._gates: dict[str, list[Any]] = {}  # client -> [lock, holders and waiters]
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def held(self, client: str) -> Iterator[None]:
+        with self._lock:
+            entry = self._gates.setdefault(client, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if entry[1] == 0 and self._gates.get(client) is entry:
+                    del self._gates[client]
+
+    def __len__(self) -> int:
+        return len(self._gates)
+
+
 # -- slices: the bound of one piece of simulation work (webapp/sessions/slices.py) ----------
 
 SLICE_CPU_SECONDS = 0.05  # thread CPU time of one slice

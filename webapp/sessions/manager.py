@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from webapp.sessions import memory
 from webapp.sessions.budget import CpuBudget, CpuBudgets, charged
 from webapp.sessions.session import MIN_TICK_INTERVAL, Session
 
@@ -81,6 +82,7 @@ class SessionManager:
         client_cpu_burst: float = 5.0,
         server_cpu_rate: float | None = None,
         server_cpu_burst: float = 5.0,
+        idle_per_client: int = 0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.emit = emit
@@ -104,6 +106,9 @@ class SessionManager:
         self.max_sessions = max_sessions
         self.max_per_client = max_per_client  # 0: no limit per client
         self.idle_seconds = idle_seconds
+        # Sessions without a tab one client keeps (0: no limit); past it the ones whose
+        # last tab left first are freed at once, and their memory goes back (issue 26, F1).
+        self.idle_per_client = idle_per_client
         self.unused_idle_seconds = unused_idle_seconds
         self.end_seconds = end_seconds
         self.view_refresh_seconds = view_refresh_seconds
@@ -239,6 +244,7 @@ class SessionManager:
         """
         freed = []
         with self._lock:
+            idle: dict[str, list[Session]] = {}
             for session in list(self._sessions.values()):
                 if session.tabs:
                     continue
@@ -249,6 +255,16 @@ class SessionManager:
                     if session.used
                     else min(self.idle_seconds, self.unused_idle_seconds)
                 ):
+                    freed.append(session.id)
+                    del self._sessions[session.id]
+                    continue
+                if session.client:
+                    idle.setdefault(session.client, []).append(session)
+            for sessions in idle.values():
+                if not self.idle_per_client or len(sessions) <= self.idle_per_client:
+                    continue
+                sessions.sort(key=lambda s: s.left_at)  # the last tab left first: first out
+                for session in sessions[: len(sessions) - self.idle_per_client]:
                     freed.append(session.id)
                     del self._sessions[session.id]
         return freed
@@ -326,6 +342,9 @@ class Scheduler(BackgroundLoop):
         # the clock reached the first of them to the emit (webapp.metrics observes it).
         self.lateness: Callable[[float], None] | None = None
         self.pacer = HeavyPacer(self)
+        # While the loop runs: freeze what survives full collections, and collect and
+        # hand back what freed sessions leave (webapp/sessions/memory.py).
+        self.manage_memory = False
 
     def wall(self) -> float | None:
         """The wall clock sessions are paced against: `clock()` while the loop runs, the
@@ -348,7 +367,9 @@ class Scheduler(BackgroundLoop):
                 self.after_round()
             if wall_now >= self._next_reap:
                 self._next_reap = wall_now + 1.0
-                self.manager.reap(wall_now)
+                freed = self.manager.reap(wall_now)
+                if self._live and self.manage_memory:
+                    (memory.release if freed else memory.settle)()
         return sent + self._run_due(wall_now)
 
     def _round(self, wall_now: float) -> int:
