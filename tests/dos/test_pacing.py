@@ -125,8 +125,8 @@ def test_thirty_heavy_cluster_tabs_from_one_address_stall_no_other_player() -> N
             f"after; {attack_gap:.2f} s (from {attack_gap_at:.1f} s on) during {TABS} heavy tabs "
             f"of one address "
             f"({end - start:.1f} s, server CPU {attack_cpu:.1f} s = "
-            f"{attack_cpu / (end - start):.2f} cores; {received / 1e6:.1f} MB to the tabs, "
-            f"{busy} client_busy)\nserver RSS: {calm_rss:.0f} MB calm, {peak_rss:.0f} MB at "
+            f"{attack_cpu / (end - start):.2f} cores; {received / 1e6:.1f} MB to the tabs)"
+            f"\nserver RSS: {calm_rss:.0f} MB calm, {peak_rss:.0f} MB at "
             f"the attack's end, {left_rss:.0f} MB after the tabs left; sessions in memory: "
             f"{during} during the attack, {kept} after"
         )
