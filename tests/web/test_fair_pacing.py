@@ -6,6 +6,7 @@ capped."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from typing import Any
@@ -15,7 +16,7 @@ from tests.web.fake_engine import FakeSimulation
 from tests.worst_case import CRASH_LOOP_POD, cluster_crash_loop
 from webapp.engine import Simulation
 from webapp.manifest import parse_scenario
-from webapp.sessions import CpuBudget, Scheduler, SessionManager
+from webapp.sessions import CpuBudget, Scheduler, SessionManager, memory
 from webapp.sessions.budget import ClientGates, held
 
 
@@ -169,3 +170,30 @@ def test_a_client_keeps_a_few_sessions_without_a_tab_and_the_rest_are_freed() ->
     freed = sessions.reap(100.0)
     assert sorted(freed) == sorted(s.id for s in made[:3])  # the last tabs to leave stay
     assert {s.id for s in sessions.sessions()} == {made[3].id, made[4].id, other.id}
+
+
+def test_what_survives_a_full_collection_is_frozen_once_after_each() -> None:
+    try:
+        gc.collect()
+        assert memory.settle()  # a full collection ran since the last look
+        assert gc.get_freeze_count() > 0
+        assert not memory.settle()  # none since
+    finally:
+        gc.unfreeze()
+
+
+def test_freed_sessions_are_collected_at_most_once_per_interval(monkeypatch: Any) -> None:
+    released: list[float] = []
+    monkeypatch.setattr(memory, "release", lambda: released.append(1.0) or 0.0)
+    monkeypatch.setattr(memory, "settle", lambda: False)
+    monkeypatch.setattr(memory, "_released_at", float("-inf"))
+    monkeypatch.setattr(memory, "_pending", False)
+    memory.freed(100.0)
+    assert len(released) == 1  # the first at once
+    memory.freed(110.0)
+    memory.settle_or_release(120.0)
+    assert len(released) == 1  # within RELEASE_SECONDS: it waits ...
+    memory.settle_or_release(100.0 + memory.RELEASE_SECONDS)
+    assert len(released) == 2  # ... for its turn
+    memory.settle_or_release(200.0)
+    assert len(released) == 2  # nothing freed since

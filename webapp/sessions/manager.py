@@ -369,7 +369,10 @@ class Scheduler(BackgroundLoop):
                 self._next_reap = wall_now + 1.0
                 freed = self.manager.reap(wall_now)
                 if self._live and self.manage_memory:
-                    (memory.release if freed else memory.settle)()
+                    if freed:
+                        memory.freed()
+                    else:
+                        memory.settle_or_release()
         return sent + self._run_due(wall_now)
 
     def _round(self, wall_now: float) -> int:

@@ -8,9 +8,10 @@ player) waited for it. So:
 - `settle()` (the scheduler calls it once a second): after a full collection has run,
   what survived it is frozen (`gc.freeze`): later full collections walk only what is newer,
   so their pauses follow what was made since, not everything every session holds.
-- `release()` (when sessions were freed): frozen objects are never collected, and a
-  session's objects refer to each other in cycles, so a freed session's memory comes back
-  only once they are unfrozen and collected: `release` does that, then hands the freed
+- `release()` (when sessions were freed, `freed()`: at most once per RELEASE_SECONDS):
+  frozen objects are never collected, and a session's objects refer to each other in
+  cycles, so a freed session's memory comes back only once they are unfrozen and
+  collected: `release` does that (one full collection: a pause), then hands the freed
   pages back to the system (`malloc_trim`, glibc) so the process's RSS goes down.
 """
 
@@ -25,8 +26,14 @@ import time
 
 log = logging.getLogger(__name__)
 
+# At most one release this often: on a busy server sessions are freed every few seconds,
+# and each release is a full collection; the sessions freed in between wait for the next.
+RELEASE_SECONDS = 30.0
+
 _lock = threading.Lock()
 _full_collections = 0
+_released_at = float("-inf")
+_pending = False
 
 
 def _trim() -> None:
@@ -44,6 +51,30 @@ def settle() -> bool:
         _full_collections = full
     gc.freeze()
     return True
+
+
+def freed(now: float | None = None) -> float | None:
+    """Sessions were freed: `release` now, or at the first call (of this or `settle`) at
+    least RELEASE_SECONDS after the last one. Returns the seconds a release took, if one
+    ran."""
+    global _pending
+    _pending = True
+    return _due(time.monotonic() if now is None else now)
+
+
+def _due(now: float) -> float | None:
+    global _released_at, _pending
+    if not _pending or now - _released_at < RELEASE_SECONDS:
+        return None
+    _pending = False
+    _released_at = now
+    return release()
+
+
+def settle_or_release(now: float | None = None) -> None:
+    """Once a second: a release that waited for its turn, else `settle`."""
+    if _due(time.monotonic() if now is None else now) is None:
+        settle()
 
 
 def release() -> float:
