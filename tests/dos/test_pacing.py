@@ -5,8 +5,8 @@ Pods crash-looping together, whose one instant costs tenths of a second; two Pod
 containers with three exec probes every second: the work cap, MAX_RUN_WORK, exactly) and
 play them at 10x. A normal player (crash-loop-backoff at 10x, from another address) plays
 throughout. Its longest wait for an update during the attack must stay within
-GAP_SLACK of its calm one, measured in the same run without the attack (before it and
-after it; the larger, since the shared machine's load moves): the attackers' pacing,
+GAP_SLACK of its calm one, measured in the same run just before the attack (the gap
+after the tabs left is printed too): the attackers' pacing,
 seeks and snapshots are charged to their address, the heavy runs are paced on their own
 thread in slices, so the attack is slowed and nobody else. The attack lasts until the
 attackers have had the server do ATTACK_CPU_SECONDS of CPU work (bounding the work, not
@@ -119,7 +119,8 @@ def test_thirty_heavy_cluster_tabs_from_one_address_stall_no_other_player() -> N
         time.sleep(2.0)  # their memory collected and handed back (webapp/sessions/memory.py)
         left_rss = server.rss_mb()
         calm_after = calm_gap(player, CALM_SECONDS)
-        calm = max(calm_before, calm_after)
+        calm = calm_before  # the bound's baseline; after: for the record (it includes the
+        # collection of the freed sessions, webapp/sessions/memory.py)
         print(
             f"\nplayer's longest gap: calm {calm_before:.2f} s before, {calm_after:.2f} s "
             f"after; {attack_gap:.2f} s (from {attack_gap_at:.1f} s on) during {TABS} heavy tabs "
