@@ -14,8 +14,8 @@ horizon (checked up to its last action within a bound, `checkedUntil`); and the 
 memory there (tracemalloc: what the session and its Simulation hold once built).
 
 Two cluster runs (engine/cluster.py) too: `cluster-crash-loop`, the worst within the limits
-(a Deployment of 100 Pods, each with three exec probes every second, every container exiting
-after 10 s: 100 Pods crash-looping for the whole horizon), and `rollouts` (bench/engine.py's
+(a Deployment of 40 Pods, each with three exec probes every second, every container exiting
+after 10 s: 40 Pods crash-looping for the whole horizon; 100 before the work cap), and `rollouts` (bench/engine.py's
 10-replica Deployment at 20 requests/s with three rolling updates).
 
 The measurement runs in a child process with its address space capped (RLIMIT_AS) and a
@@ -74,10 +74,11 @@ def crash_loop_scenario() -> str:
     )
 
 
-def cluster_crash_loop_scenario(replicas: int = 100) -> str:
-    """The worst cluster run within the limits (docs/workloads.md): a Deployment of 100 Pods
-    (the most at once), each container with startup, liveness and readiness exec probes
-    every second, exiting with code 1 after 10 s, so every Pod crash-loops for the horizon."""
+def cluster_crash_loop_scenario(replicas: int = 40) -> str:
+    """The worst cluster run of this shape within the limits: a Deployment of 40 Pods (100
+    before the work cap, manifest/rules.py MAX_RUN_WORK: 40 x (1 + 3) = 160 units), each
+    container with startup, liveness and readiness exec probes every second, exiting with
+    code 1 after 10 s, so every Pod crash-loops for the horizon."""
     probes = "".join(
         f"        {probe}:\n          exec: {{command: [cat, /tmp/ok]}}\n"
         "          periodSeconds: 1\n"

@@ -53,3 +53,28 @@ def crash_loop_pod(containers: int = MAX_CONTAINERS) -> str:
 
 
 CRASH_LOOP_POD = crash_loop_pod()
+
+
+def cluster_crash_loop(replicas: int, containers: int, probes: int = 3, period: int = 1) -> str:
+    """A Deployment of `replicas` Pods of `containers` containers, each with `probes` exec
+    probes every `period` seconds, each container exiting after 5 + i s (issue 26's F1 run
+    at 100 x 20 x 3)."""
+    lines = ["apiVersion: apps/v1", "kind: Deployment", "metadata: {name: web}", "spec:",
+             f"  replicas: {replicas}", "  selector: {matchLabels: {app: web}}",
+             "  template:", "    metadata: {labels: {app: web}}", "    spec:",
+             "      containers:"]  # fmt: skip
+    for i in range(containers):
+        lines += [f"      - name: c{i}", "        image: busybox:1.36",
+                  "        command: [sleep, infinity]"]  # fmt: skip
+        for probe in PROBES[:probes]:
+            lines += [f"        {probe}:", '          exec: {command: ["true"]}',
+                      f"          periodSeconds: {period}"]  # fmt: skip
+    exits = "".join(
+        f"  c{i}: {{exitAfterSeconds: {5 + i}, exitCode: 1}}\n" for i in range(containers)
+    )
+    return (
+        "\n".join(lines)
+        + "\n---\napiVersion: playground/v1\nkind: Simulation\nmetadata: {name: heavy}\n"
+        + "containers:\n"
+        + exits
+    )

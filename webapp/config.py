@@ -36,7 +36,11 @@ DEFAULTS: dict[str, Any] = {
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
     "MAX_SESSIONS_PER_CLIENT": 40,  # per client address (webapp/clients.py)
     "NEW_SESSIONS_PER_MINUTE": 30,  # per client address, in bursts of as many
-    "UNUSED_SESSION_IDLE_SECONDS": 45,  # a never-played session is freed this soon after its tab left
+    "UNUSED_SESSION_IDLE_SECONDS": 45,
+    # Sessions without a tab one client keeps; past it the oldest are freed (their memory
+    # returned to the system: webapp/sessions/memory.py). 0: no limit.
+    "IDLE_SESSIONS_PER_CLIENT": 4,
+    "SESSION_GC_FREEZE": True,  # freeze what survives full collections (memory.py)  # a never-played session is freed this soon after its tab left
     # Behind n reverse proxies, the client is the n-th X-Forwarded-For entry from the right;
     # 0: X-Forwarded-For is ignored (docs/limits.md).
     "TRUSTED_PROXIES": 0,
@@ -49,9 +53,12 @@ DEFAULTS: dict[str, Any] = {
     # pacing may use per wall second on average, and at once. Past it, commands wait.
     "SESSION_CPU_SHARE": 0.25,
     "SESSION_CPU_BURST_SECONDS": 2.0,
-    # ... and all sessions of one client address together, for their commands.
+    # ... and all sessions of one client address together (commands, pacing, seeks).
     "CLIENT_CPU_SHARE": 0.5,
     "CLIENT_CPU_BURST_SECONDS": 5.0,
+    # ... and every session of the server together; past it only light clients go on.
+    "SERVER_CPU_SHARE": 1.0,
+    "SERVER_CPU_BURST_SECONDS": 5.0,
     # Several workers (docs/workers.md): Redis carries the Socket.IO message queue, the
     # session records and the leases; without it records go to SQLite (one process).
     "REDIS_URL": None,
@@ -95,6 +102,7 @@ _ENV_INTS = (
     "MAX_SESSIONS_PER_CLIENT",
     "NEW_SESSIONS_PER_MINUTE",
     "UNUSED_SESSION_IDLE_SECONDS",
+    "IDLE_SESSIONS_PER_CLIENT",
     "TRUSTED_PROXIES",
     "SHARE_POSTS_PER_MINUTE",
     "SHARE_POSTS_PER_MINUTE_GLOBAL",
@@ -116,6 +124,8 @@ _ENV_FLOATS = (
     "SESSION_CPU_BURST_SECONDS",
     "CLIENT_CPU_SHARE",
     "CLIENT_CPU_BURST_SECONDS",
+    "SERVER_CPU_SHARE",
+    "SERVER_CPU_BURST_SECONDS",
     "SHARE_CPU_SHARE",
     "SHARE_CPU_BURST_SECONDS",
     "CLASS_STUDENT_EVENTS_PER_SECOND",

@@ -280,6 +280,12 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "en": "The value of {field} is not valid for this action.",
         "zh": "{field} 的值不适用于这个操作。",
     },
+    "run_too_heavy": {
+        "en": "This would make the run do {work} units of work per virtual second (for every "
+        "Pod at once: 1 per container plus 1 per probe run); the limit here is {limit}.",
+        "zh": "这样运行每个虚拟秒的工作量将为 {work} 个单位（同时运行的每个 Pod：每个容器 1，"
+        "每次探针运行 1），超过了 {limit} 的上限。",
+    },
     "unknown_object": {
         "en": 'There is no {kind} named "{name}".',
         "zh": '没有名为 "{name}" 的 {kind}。',

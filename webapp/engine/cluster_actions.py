@@ -23,6 +23,7 @@ from webapp.engine.actions import (
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers.rules import deployment as deployment_rules
 from webapp.engine.core.timefmt import rfc3339
+from webapp.manifest.rules import MAX_RUN_WORK, workload_work
 
 # ClusterSimulation: engine/cluster.py (not imported: it imports this module's callers)
 ClusterSimulation = Any
@@ -121,7 +122,9 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             raise ActionError("unknown_object", {"kind": str(kind)[:60], "name": name},
                               f'{str(kind).lower()} "{name}" not found')  # fmt: skip
         checked["kind"] = kind
-        _int(action, "replicas", MAX_REPLICAS)
+        replicas = _int(action, "replicas", MAX_REPLICAS)
+        scaled = dict(table[name], spec=dict(table[name].get("spec") or {}, replicas=replicas))
+        _check_work(sim, {(kind, name): scaled})
     elif word in ("rollout-restart", "set-image"):
         deployment = _deployment(sim, action)
         if deployment["spec"].get("paused") and word == "rollout-restart":
@@ -166,6 +169,7 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             raise ActionError("node_already_up", {"node": node}, f"Node {node} is already up.")
     elif word == "apply":
         checked["_objects"] = _checked_apply(sim, action)
+        _check_work(sim, {(o["kind"], o["metadata"]["name"]): o for o in checked["_objects"]})
     elif word == "focus":
         name = _string(action, "name")
         if name not in sim.runs:
@@ -187,6 +191,30 @@ def _checked_apply(sim: ClusterSimulation, action: dict) -> list[dict]:
                               f'{kind}.apps "{name}" is invalid: spec.selector: Invalid value: '
                               "field is immutable")  # fmt: skip
     return objects
+
+
+def run_work(sim: ClusterSimulation, changed: dict[tuple[str, str], dict] | None = None) -> float:
+    """The run's work per virtual second (manifest/rules.py MAX_RUN_WORK) over its
+    workloads (a Deployment's ReplicaSets count under the Deployment), with `changed`
+    ((kind, name) -> object) in place of, or besides, the current ones."""
+    current: dict[tuple[str, str], dict] = {}
+    for kind, table in (*_scalable(sim).items(), ("Job", sim.jobs)):
+        for name, obj in table.items():
+            owners = (obj.get("metadata") or {}).get("ownerReferences") or []
+            if kind == "ReplicaSet" and any(o.get("kind") == "Deployment" for o in owners):
+                continue
+            current[(kind, name)] = obj
+    current.update(changed or {})
+    return sum(workload_work(obj, kind) for (kind, _), obj in current.items())
+
+
+def _check_work(sim: ClusterSimulation, changed: dict[tuple[str, str], dict]) -> None:
+    work = run_work(sim, changed)
+    if work > MAX_RUN_WORK and work > run_work(sim):  # never refuse what lowers the work
+        shown = f"{work:.1f}".rstrip("0").rstrip(".")
+        raise ActionError("run_too_heavy", {"work": shown, "limit": MAX_RUN_WORK},
+                          f"This run would do {shown} units of work per virtual second; "
+                          f"the limit here is {MAX_RUN_WORK}.")  # fmt: skip
 
 
 def _scalable(sim: ClusterSimulation) -> dict[str, dict]:

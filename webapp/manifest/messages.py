@@ -104,6 +104,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "it runs: {allowed}",
         "zh": 'kind "{kind}" 是真实的 Kubernetes 类型，但本演练场还不能运行它；可运行的有：{allowed}',
     },
+    "run_too_heavy": {
+        "en": "this run would do {work} units of work per virtual second (for every Pod at "
+        "once: 1 per container plus 1 per probe run); the limit here is {limit} "
+        "(MAX_RUN_WORK: fewer replicas, containers or probes, or longer periodSeconds)",
+        "zh": "这个运行每个虚拟秒的工作量为 {work} 个单位（同时运行的每个 Pod："
+        "每个容器 1，每次探针运行 1），超过了 {limit} 的上限"
+        "（MAX_RUN_WORK：请减少副本、容器或探针，或加长 periodSeconds）",
+    },
     "playground_limit": {
         "en": "{value} is more than this playground runs (at most {limit})",
         "zh": "{value} 超出了本演练场能运行的范围（最多 {limit}）",

@@ -97,6 +97,14 @@ JOB_RESTART_POLICIES = ("OnFailure", "Never")
 # workload, and a Job's completions.
 MAX_REPLICAS = 100
 MAX_COMPLETIONS = 1000
+# The total work of a run (issue 26, F1): per virtual second, each container of each Pod
+# counts 1 (its lifecycle: starts, exits, restarts) plus the runs of its probes (1 /
+# periodSeconds each, default 10 s), summed over every Pod the workloads run at once
+# (replicas; a Job's parallelism). The worst single Pod within the limits (20 containers x
+# three probes every second) is 80; the cap is twice that, so no cluster run costs more
+# than a few of the worst Pod (100 crash-looping Pods of one probe-less container, 100).
+MAX_RUN_WORK = 160
+DEFAULT_PROBE_PERIOD = 10  # engine/apiserver/defaults.py
 
 
 def name_problems(value: str, rule: str) -> list[tuple[str, dict[str, Any]]]:
@@ -396,6 +404,56 @@ def statefulset_storage_findings(spec: dict[str, Any]) -> Iterator[Finding]:
         if value is not None and value not in RETENTION_POLICIES:
             yield Finding(("spec", "persistentVolumeClaimRetentionPolicy", key), "enum",
                           {"value": value, "allowed": RETENTION_POLICIES})  # fmt: skip
+
+
+def pod_work(pod: dict[str, Any]) -> float:
+    """The work per virtual second of one Pod (see MAX_RUN_WORK): 1 per container plus
+    1 / periodSeconds per probe. Malformed parts count as their defaults (the schema and the
+    other rules report them)."""
+    work = 0.0
+    for _, container in pod_containers(pod):
+        work += 1.0
+        for probe_type in PROBE_TYPES:
+            probe = container.get(probe_type)
+            if not isinstance(probe, dict):
+                continue
+            period = probe.get("periodSeconds", DEFAULT_PROBE_PERIOD)
+            work += 1.0 / period if _is_int(period) and period >= 1 else 1.0
+    return work
+
+
+def workload_pods(obj: dict[str, Any], kind: str) -> int:
+    """How many Pods a workload runs at once, as written: replicas (default 1), a Job's
+    parallelism (default 1), within 0..MAX_REPLICAS."""
+    spec = _mapping(obj.get("spec"))
+    value = spec.get("parallelism" if kind == "Job" else "replicas", 1)
+    return min(max(value, 0), MAX_REPLICAS) if _is_int(value) else 1
+
+
+def workload_work(obj: dict[str, Any], kind: str) -> float:
+    """The work per virtual second of one workload: its Pods at once x its template's."""
+    template = _mapping(_mapping(obj.get("spec")).get("template"))
+    return workload_pods(obj, kind) * pod_work(template)
+
+
+def check_run_work(objects: list[tuple[str, dict[str, Any]]]) -> tuple[int, Finding] | None:
+    """The workloads of one run together stay within MAX_RUN_WORK; over it, a finding at the
+    heaviest workload's replicas (or parallelism), naming the cap, with that workload's index
+    in `objects` ((kind, object) pairs; kinds that run no Pods are skipped)."""
+    shares = [(workload_work(obj, kind), i, kind) for i, (kind, obj) in enumerate(objects)
+              if kind in WORKLOAD_KINDS]  # fmt: skip
+    total = sum(work for work, _, _ in shares)
+    if total <= MAX_RUN_WORK:
+        return None
+    _, index, kind = max(shares)
+    spec = _mapping(objects[index][1].get("spec"))
+    key = "parallelism" if kind == "Job" else "replicas"
+    path: Path = ("spec", key) if key in spec else ("spec", "template", "spec", "containers")
+    return index, Finding(path, "run_too_heavy", {"work": _units(total), "limit": MAX_RUN_WORK})
+
+
+def _units(work: float) -> str:
+    return f"{work:.1f}".rstrip("0").rstrip(".")
 
 
 def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator[Finding]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webapp.manifest.errors import Finding, ScenarioError, located_error
-from webapp.manifest.rules import container_names, rule_findings
+from webapp.manifest.rules import check_run_work, container_names, rule_findings
 from webapp.manifest.schema import json_type, schema_findings
 from webapp.manifest.simulation_doc import (
     DEFAULT_HORIZON_SECONDS,
@@ -280,6 +280,9 @@ def _workload_scenario(
         and isinstance((w.data.get("spec") or {}).get("template"), dict)
     ]
     names = list(dict.fromkeys(n for t in templates for n in container_names(t)))
+    heavy = check_run_work([(w.kind, w.data) for w in workloads])
+    if heavy is not None:
+        errors.append(workloads[heavy[0]].document.locate(heavy[1]))
     refused = {(e["doc"], e["path"]) for e in errors if e["code"] in VALUE_PROBLEMS}
     services = [(t.data.get("metadata") or {}).get("name") for t in typed if t.kind == "Service"]
     for simulation in simulations[:1]:

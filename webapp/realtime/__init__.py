@@ -80,6 +80,9 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         cpu_burst=float(config["SESSION_CPU_BURST_SECONDS"]),
         client_cpu_rate=float(config["CLIENT_CPU_SHARE"]),
         client_cpu_burst=float(config["CLIENT_CPU_BURST_SECONDS"]),
+        server_cpu_rate=float(config["SERVER_CPU_SHARE"]),
+        server_cpu_burst=float(config["SERVER_CPU_BURST_SECONDS"]),
+        idle_per_client=int(config["IDLE_SESSIONS_PER_CLIENT"]),
     )
     rt = Realtime(
         socketio=socketio,
@@ -118,6 +121,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
 
     rt.keeper = records.init_app(app, manager, rt.hang_up)
     rt.scheduler.tend = rt.tend
+    rt.scheduler.manage_memory = bool(config["SESSION_GC_FREEZE"])
     rt.scheduler.after_round = outbox.sweep
     rt.scheduler.lagging = outbox.lagging.keys
     app.extensions["playground.realtime"] = rt

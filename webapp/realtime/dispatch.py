@@ -43,11 +43,15 @@ def guarded(rt: Realtime, event: str, fn: Handler, *, limited: bool) -> Callable
             if limited and not rt.limiter.allow(sid):
                 raise Refusal("rate_limited", limit=int(rt.limiter.rate))
             # A tab of a class that lives on another worker: its event goes there.
-            if rt.span is not None and rt.span.route(event, sid, payload, current_client()):
+            client = current_client()
+            if rt.span is not None and rt.span.route(event, sid, payload, client):
                 return
             for gate in rt.gates:
                 gate(event, sid, payload)
-            fn(rt, sid, payload)
+            # One handler of a client address at a time (issue 26, F1): its tabs' work
+            # takes turns instead of crowding the GIL.
+            with rt.turns.held(client):
+                fn(rt, sid, payload)
 
         answered(rt, event, sid, work)
 

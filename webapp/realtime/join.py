@@ -6,6 +6,7 @@ for the list of records."""
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -65,6 +66,7 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
                 raise Refusal("unknown_session") from None
     else:
         client = current_client()
+        busy(rt, client)
         if not rt.creations.allow(client):
             raise Refusal("new_sessions_rate_limited", limit=int(rt.creations.burst))
         session = new_session(rt, sid, payload, sources[0] if sources else None, client)
@@ -73,9 +75,8 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     # Building a session (parsing, replaying a share) is charged to it; re-joining is never
     # refused for CPU (a tab repairing a gap must get its snapshot), only charged.
     used = time.thread_time() - started
-    for budget in (session.cpu, session.client_cpu):
-        if budget is not None:
-            budget.charge(used)
+    for budget in session.budgets():
+        budget.charge(used)
     if previous is not None and previous is not session:
         rt.leave_room(sid, previous.room)
     with rt.working(session, refusable=False), session.lock:
@@ -88,6 +89,20 @@ def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         rt.scheduler.start(rt.socketio.start_background_task, rt.socketio.sleep)
         if rt.keeper is not None:
             rt.keeper.start(rt.socketio.start_background_task, rt.socketio.sleep)
+
+
+def busy(rt: Realtime, client: str) -> None:
+    """A new session is built at its client's cost: refused (`client_busy`) while the
+    client's CPU budget is spent, as its commands are, so that opening more tabs never
+    brings more CPU time (issue 26, F1)."""
+    budgets = rt.manager.client_cpu
+    if budgets is None or not client:
+        return
+    budget = budgets.of(client)
+    if budget.spent():
+        raise Refusal(
+            "client_busy", seconds=max(1, math.ceil(budget.wait())), share=round(budget.rate * 100)
+        )
 
 
 def resume(rt: Realtime, session_id: str, sid: str) -> Session:

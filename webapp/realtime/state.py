@@ -19,6 +19,7 @@ from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.realtime.outbox import Outbox
 from webapp.sessions import PayloadProblem, ScenarioCatalog, Scheduler, Session, SessionManager
 from webapp.sessions import payloads as check
+from webapp.sessions.budget import ClientGates
 from webapp.sessions.slices import SeekLoop
 from webapp.shares import engine_for
 
@@ -59,6 +60,8 @@ class Realtime:
     # webapp.classes.span.Span: classes whose tabs sit on several workers (with Redis).
     span: Any = None
     handlers: dict[str, Any] = field(default_factory=dict)  # event -> (handler, limited)
+    # The handlers of one client address run one at a time (webapp.sessions.budget).
+    turns: ClientGates = field(default_factory=ClientGates)
 
     def lang(self, sid: str) -> str:
         return self.languages.get(sid, i18n.DEFAULT_LANGUAGE)
@@ -166,9 +169,10 @@ class Realtime:
         """Charge the block's CPU time to `session` and its client; refuse first
         (`session_busy`, `client_busy`) when either has used up its CPU share, unless the command is not
         `refusable`."""
-        budgets = [b for b in (session.cpu, session.client_cpu) if b is not None]
+        budgets = session.budgets()  # its own, its client's, the server's (charged only)
         if refusable:
-            for budget, code in zip(budgets, ("session_busy", "client_busy"), strict=False):
+            checked = [b for b in (session.cpu, session.client_cpu) if b is not None]
+            for budget, code in zip(checked, ("session_busy", "client_busy"), strict=False):
                 if budget.spent():
                     raise Refusal(
                         code,

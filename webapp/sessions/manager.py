@@ -31,10 +31,18 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
-from webapp.sessions.budget import CpuBudget, CpuBudgets
+from webapp.sessions import memory
+from webapp.sessions.budget import CpuBudget, CpuBudgets, charged
 from webapp.sessions.session import MIN_TICK_INTERVAL, Session
 
 log = logging.getLogger(__name__)
+
+# A session whose pacing once took this much thread CPU time (one slice's worth is 0.05 s)
+# is heavy: from then on the heavy pacer paces it, so that it never delays anyone's tick.
+HEAVY_PACE_SECONDS = 0.02
+# A heavy pacer's visit that cost less than this did nothing much (paused, nothing due):
+# the client's turn goes on to its next session in the same pass.
+IDLE_VISIT_SECONDS = 0.002
 
 Emit = Callable[[str, dict[str, Any], str], None]
 
@@ -72,6 +80,9 @@ class SessionManager:
         cpu_burst: float = 2.0,
         client_cpu_rate: float | None = None,
         client_cpu_burst: float = 5.0,
+        server_cpu_rate: float | None = None,
+        server_cpu_burst: float = 5.0,
+        idle_per_client: int = 0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.emit = emit
@@ -84,10 +95,20 @@ class SessionManager:
             if client_cpu_rate is not None
             else None
         )
+        # All sessions of the server together (None: no such budget); past it only the
+        # sessions of light clients are paced (budget.held).
+        self.server_cpu = (
+            CpuBudget(server_cpu_rate, server_cpu_burst, clock=clock)
+            if server_cpu_rate is not None
+            else None
+        )
         self.clock = clock
         self.max_sessions = max_sessions
         self.max_per_client = max_per_client  # 0: no limit per client
         self.idle_seconds = idle_seconds
+        # Sessions without a tab one client keeps (0: no limit); past it the ones whose
+        # last tab left first are freed at once, and their memory goes back (issue 26, F1).
+        self.idle_per_client = idle_per_client
         self.unused_idle_seconds = unused_idle_seconds
         self.end_seconds = end_seconds
         self.view_refresh_seconds = view_refresh_seconds
@@ -138,6 +159,7 @@ class SessionManager:
         session.client = client
         if client and self.client_cpu is not None:
             session.client_cpu = self.client_cpu.of(client)
+        session.server_cpu = self.server_cpu
         session.left_at = self.clock()
         with self._lock:
             if client and self.max_per_client:
@@ -222,6 +244,7 @@ class SessionManager:
         """
         freed = []
         with self._lock:
+            idle: dict[str, list[Session]] = {}
             for session in list(self._sessions.values()):
                 if session.tabs:
                     continue
@@ -232,6 +255,16 @@ class SessionManager:
                     if session.used
                     else min(self.idle_seconds, self.unused_idle_seconds)
                 ):
+                    freed.append(session.id)
+                    del self._sessions[session.id]
+                    continue
+                if session.client:
+                    idle.setdefault(session.client, []).append(session)
+            for sessions in idle.values():
+                if not self.idle_per_client or len(sessions) <= self.idle_per_client:
+                    continue
+                sessions.sort(key=lambda s: s.left_at)  # the last tab left first: first out
+                for session in sessions[: len(sessions) - self.idle_per_client]:
                     freed.append(session.id)
                     del self._sessions[session.id]
         return freed
@@ -308,6 +341,10 @@ class Scheduler(BackgroundLoop):
         # `lateness(seconds)` for every paced tick with new transitions: from the moment
         # the clock reached the first of them to the emit (webapp.metrics observes it).
         self.lateness: Callable[[float], None] | None = None
+        self.pacer = HeavyPacer(self)
+        # While the loop runs: freeze what survives full collections, and collect and
+        # hand back what freed sessions leave (webapp/sessions/memory.py).
+        self.manage_memory = False
 
     def wall(self) -> float | None:
         """The wall clock sessions are paced against: `clock()` while the loop runs, the
@@ -330,7 +367,12 @@ class Scheduler(BackgroundLoop):
                 self.after_round()
             if wall_now >= self._next_reap:
                 self._next_reap = wall_now + 1.0
-                self.manager.reap(wall_now)
+                freed = self.manager.reap(wall_now)
+                if self._live and self.manage_memory:
+                    if freed:
+                        memory.freed()
+                    else:
+                        memory.settle_or_release()
         return sent + self._run_due(wall_now)
 
     def _round(self, wall_now: float) -> int:
@@ -382,17 +424,25 @@ class Scheduler(BackgroundLoop):
         """When the loop next has something to do: a due time, or the next round."""
         return min(self._next_round, self._due[0][0]) if self._due else self._next_round
 
-    def _visit(self, session: Session, wall_now: float) -> int:
+    def _visit(self, session: Session, wall_now: float, *, by_pacer: bool = False) -> int:
+        if session.heavy and self.pacer.running and not by_pacer:
+            # The heavy pacer paces it, on its own thread: nothing is due here.
+            self._plans[session.id] = (session, session.schedule_key(), next(self._tokens))
+            return 0
         if not session.lock.acquire(blocking=False, catch_up=False):
             # A handler is working on it (and catches it up); the next round paces it.
-            self._plans.pop(session.id, None)
+            if not by_pacer:
+                self._plans.pop(session.id, None)
             return 0
         try:
             session.wall = self.wall
-            if self.tend is not None and session.tabs:
-                self.tend(session)
             anchored = session.clock.anchored
-            sent = self._pace(session, wall_now, self._interval)
+            with charged(session.budgets()):  # a lagging tab's snapshot, pacing, the tick
+                if self.tend is not None and session.tabs:
+                    self.tend(session)
+                sent = self._pace(session, wall_now, self._interval)
+            if by_pacer:
+                return sent
             due = self._next_due(session, wall_now, just_anchored=not anchored)
             token = next(self._tokens)
             self._plans[session.id] = (session, session.schedule_key(), token)
@@ -405,7 +455,7 @@ class Scheduler(BackgroundLoop):
     def _next_due(
         self, session: Session, wall_now: float, *, just_anchored: bool = False
     ) -> float | None:
-        if session.tabs and session.clock.playing and session.cpu.spent():
+        if session.tabs and session.clock.playing and session.held():
             return wall_now + self.period  # held still: looked at again every round
         due = session.next_due(self._interval)
         if due is None or due > wall_now:
@@ -424,27 +474,46 @@ class Scheduler(BackgroundLoop):
         return max(MIN_TICK_INTERVAL, playing / self.ticks_per_second)
 
     def _pace(self, session: Session, wall_now: float, interval: float) -> int:
-        if not session.tabs or session.cpu.spent():
-            # Nobody is watching, or the session has used its CPU share: hold still, and
-            # take a fresh anchor when it may move again (it plays slower, never in jumps).
+        """Under the session's lock, charged by the caller: pace it within one slice, and
+        emit its tick."""
+        if not session.tabs or session.held():
+            # Nobody is watching, or the session (or its client, or the server for a heavy
+            # client) has used its CPU share: hold still, and take a fresh anchor when it
+            # may move again (it plays slower, never in jumps).
             session.clock.reanchor()
             return 0
-        with session.cpu.measure():
-            try:
-                session.pace(wall_now)
-                payload = session.tick(wall_now, interval)
-            except Exception:  # one broken session must not stop every other one
-                log.exception("pacing session failed; pausing it")
-                session.clock.pause()
-                return 0
-            if payload is None:
-                return 0
-            self.manager.emit("tick", payload, session.room)
+        started = time.thread_time()
+        try:
+            session.pace(wall_now)  # within one slice
+            payload = session.tick(wall_now, interval)
+        except Exception:  # one broken session must not stop every other one
+            log.exception("pacing session failed; pausing it")
+            session.clock.pause()
+            return 0
+        finally:
+            if time.thread_time() - started >= HEAVY_PACE_SECONDS:
+                session.heavy = True  # from now on, on the heavy pacer's thread
+        if payload is None:
+            return 0
+        self.manager.emit("tick", payload, session.room)
         if self.lateness is not None and payload["transitions"]:
             due = session.clock.wall_at(payload["transitions"][0]["t"])
             if due is not None:
                 self.lateness(max(0.0, (self.clock() if self._live else wall_now) - due))
         return 1
+
+    def start(
+        self, start_background_task: Callable[..., Any], sleep: Callable[[float], None]
+    ) -> bool:
+        """Start the loop and the heavy pacer once (idempotent)."""
+        started = super().start(start_background_task, sleep)
+        if started:
+            self.pacer.start(start_background_task, sleep)
+        return started
+
+    def stop(self) -> None:
+        super().stop()
+        self.pacer.stop()
 
     def run(self, sleep: Callable[[float], None]) -> None:
         """The loop body of the background task; returns when `stop()` is called."""
@@ -458,3 +527,66 @@ class Scheduler(BackgroundLoop):
                 sleep(max(0.0, self.next_wake() - self.clock()))
         finally:
             self._live = False
+
+
+class HeavyPacer(BackgroundLoop):
+    """Paces the heavy sessions (`Session.heavy`: cluster runs, and any run whose pacing
+    once cost HEAVY_PACE_SECONDS) on a thread of its own, so the scheduler's thread, which
+    paces every other session, never waits for one of them (issue 26, F1).
+
+    A pass gives every client one visit that works (pacing within one slice, the tick,
+    a lagging tab's snapshot), round-robin over that client's heavy sessions; visits that
+    found nothing to do do not use up the turn. Every visit is charged to the session's,
+    its client's and the server's budgets, and a session held by them holds still (a
+    cheap visit, which takes a fresh anchor for when it may move again): a client
+    with thirty heavy runs gets one slice per pass like a client with one, and past its
+    budget none until it recovers. Until it is started (tests run rounds by hand), the
+    scheduler paces heavy sessions itself.
+    """
+
+    def __init__(self, scheduler: Scheduler, period: float = 0.05) -> None:
+        self.scheduler = scheduler
+        self.period = period
+        self.running = False
+        self._turns: dict[str, int] = {}
+        super().__init__()
+
+    def round(self) -> int:
+        """One pass; returns the visits that did work."""
+        scheduler = self.scheduler
+        wall = scheduler.clock() if scheduler._live else scheduler._last_wall
+        if wall is None:
+            return 0
+        clients: dict[str, list[Session]] = {}
+        for session in scheduler.manager.sessions():
+            if session.heavy and session.tabs:
+                clients.setdefault(session.client, []).append(session)
+        if len(self._turns) > 4 * len(clients) + 64:
+            self._turns = {c: t for c, t in self._turns.items() if c in clients}
+        worked = 0
+        for client, sessions in clients.items():
+            turn = self._turns.get(client, 0)
+            for k in range(len(sessions)):
+                session = sessions[(turn + k) % len(sessions)]
+                started = time.thread_time()
+                scheduler._visit(session, max(wall, scheduler.clock()) if scheduler._live
+                                 else wall, by_pacer=True)  # fmt: skip
+                if time.thread_time() - started >= IDLE_VISIT_SECONDS:
+                    self._turns[client] = turn + k + 1
+                    worked += 1
+                    break
+        return worked
+
+    def run(self, sleep: Callable[[float], None]) -> None:
+        self.running = True
+        try:
+            while not self.stopped.is_set():
+                try:
+                    worked = self.round()
+                except Exception:
+                    log.exception("heavy pacing round failed")
+                    worked = 0
+                # Between passes the GIL goes to the scheduler and the handlers.
+                sleep(0.002 if worked else self.period)
+        finally:
+            self.running = False

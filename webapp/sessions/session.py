@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webapp.engine.checkpoint import CheckpointStore
-from webapp.sessions.budget import CpuBudget
+from webapp.sessions.budget import CpuBudget, charged, held, slice_stop
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.derived import derived_payload
 from webapp.sessions.views import CACHED_KEYS, StateCache
@@ -114,8 +114,13 @@ class Session:
         self.left_at = 0.0  # manager clock when it was created or its last tab left
         # CPU time this session may still spend (commands and pacing); unlimited if None.
         self.cpu = cpu if cpu is not None else CpuBudget(rate=1.0, burst=float("inf"))
-        # CPU time all sessions of its client may still spend on commands (shared), if any.
+        # CPU time all sessions of its client may still spend (shared), if any; and all
+        # sessions of the server together (SessionManager sets both).
         self.client_cpu: CpuBudget | None = None
+        self.server_cpu: CpuBudget | None = None
+        # Paced by the scheduler's heavy pacer, in slices, instead of its own thread (a
+        # cluster run from the start; any run whose pacing once cost HEAVY_PACE_SECONDS).
+        self.heavy = _is_cluster(sim)
         self._view_refresh_seconds = view_refresh_seconds
         self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
         self._install(sim, future=[])
@@ -200,13 +205,30 @@ class Session:
             return None
         return {"target": self.seek_target, "reached": self.sim.now}
 
-    def pace(self, wall_now: float) -> None:
+    def budgets(self) -> list[CpuBudget]:
+        """The budgets its work is charged to: its own, its client's, the server's."""
+        return [b for b in (self.cpu, self.client_cpu, self.server_cpu) if b is not None]
+
+    def held(self) -> bool:
+        """Whether its work (pacing, seek slices) must wait for its budgets (budget.held)."""
+        return held(self.cpu, self.client_cpu, self.server_cpu)
+
+    def pace(self, wall_now: float, stop: Any = None) -> bool:
+        """Bring the engine to the clock's time at `wall_now`, within one slice (`stop`, by
+        default `slice_stop`: SLICE_CPU_SECONDS or SLICE_EVENTS): a run that cannot keep up
+        stops where the slice ends and its clock takes a new anchor there, so it plays
+        slower, never in jumps, and never makes its pacer late for anyone else (issue 26,
+        F1). False when it stopped short."""
         if self.seek_target is not None:  # the seek loop moves it until the target is reached
             self.clock.reanchor()
-            return
+            return True
         target = self.clock.target(wall_now, self.sim.now)
-        if target is not None:
-            self.run_until(target)
+        if target is None:
+            return True
+        if not self.run_until(target, slice_stop(self.sim) if stop is None else stop):
+            self.clock.reanchor()
+            return False
+        return True
 
     def catch_up(self) -> None:
         """Under the lock: bring a playing session's engine to its clock's time now, as the
@@ -220,10 +242,10 @@ class Session:
         if self.seek_target is not None:
             return
         wall_now = wall()
-        if wall_now is None or self.cpu.spent():
+        if wall_now is None or self.held():
             return
         try:
-            with self.cpu.measure():
+            with charged(self.budgets()):
                 self.pace(wall_now)
         except Exception:  # as the scheduler does: one broken session must not break callers
             log.exception("catching a session up failed; pausing it")
@@ -326,6 +348,7 @@ class Session:
     def restart(self, sim: Any) -> None:
         """A new scenario applied from the editor: a new history from second 0."""
         self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
+        self.heavy = _is_cluster(sim)
         self._install(sim, future=[])
 
     # -- payloads -------------------------------------------------------------------------
@@ -468,6 +491,12 @@ class Session:
         self._sent_clock = self.clock.as_wire()
         self._sent_wall = wall_now
         self._sent_seeking = self.seeking()
+
+
+def _is_cluster(sim: Any) -> bool:
+    """A run of workloads (engine/cluster.py): many Pods, whose one instant can cost tenths
+    of a second (100 Pods crashing together), so it is paced by the heavy pacer."""
+    return hasattr(sim, "deployments")
 
 
 def _revision(sim: Any) -> int:

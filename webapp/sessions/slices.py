@@ -30,40 +30,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from webapp.sessions.budget import SLICE_CPU_SECONDS, SLICE_EVENTS, SliceStop, slice_stop
 from webapp.sessions.manager import BackgroundLoop
 from webapp.sessions.session import Session
 
 log = logging.getLogger(__name__)
 
-SLICE_CPU_SECONDS = 0.05  # thread CPU time of one slice
-SLICE_EVENTS = 2000  # ... or this many engine events, whichever comes first
-
-
-class SliceStop:
-    """A `stop()` for `advance_to`: True once this slice used `cpu_seconds` of the calling
-    thread's CPU time or the engine of `sim` ran `events` events (coasted probe ticks
-    count). `watch(sim)` names the run to count when it is made after the stop."""
-
-    def __init__(self, sim: Any, cpu_seconds: float, events: int) -> None:
-        self.cpu_seconds = cpu_seconds
-        self.events = events
-        self.started = time.thread_time()
-        self.watch(sim)
-
-    def watch(self, sim: Any) -> None:
-        self._clock = getattr(sim, "clock", None)
-        self._first = getattr(self._clock, "processed", 0)
-
-    def __call__(self) -> bool:
-        done = getattr(self._clock, "processed", 0) - self._first
-        return done >= self.events or time.thread_time() - self.started >= self.cpu_seconds
-
-
-def slice_stop(
-    sim: Any, cpu_seconds: float = SLICE_CPU_SECONDS, events: int = SLICE_EVENTS
-) -> SliceStop:
-    """One slice's `stop()` for `sim` (or, with None, for the run given to `watch`)."""
-    return SliceStop(sim, cpu_seconds, events)
+# One slice's bounds and its stop live with the CPU budgets (pacing uses them too).
+__all__ = ["SLICE_CPU_SECONDS", "SLICE_EVENTS", "SliceStop", "slice_stop"]
 
 
 def sliceable(session: Session) -> bool:
@@ -153,8 +127,8 @@ class SeekLoop(BackgroundLoop):
         for session in self.manager.sessions():
             if session.seek_target is None:
                 continue
-            budgets = [b for b in (session.cpu, session.client_cpu) if b is not None]
-            if any(b.spent() for b in budgets):
+            budgets = session.budgets()
+            if session.held():
                 continue
             if not session.lock.acquire(blocking=False):
                 continue  # a handler is working on it; the next pass comes back
