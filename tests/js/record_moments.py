@@ -128,7 +128,7 @@ DOCS: dict[str, tuple[str, list[tuple[float, dict[str, Any]]], float]] = {
                     "image": "nginx:1.16.1",
                 },
             )
-        ],  # fmt: skip
+        ],
         80,
     ),
 }
