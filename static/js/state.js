@@ -449,7 +449,7 @@ export function kubeletContainers(transitions) {
     if (!found.has(name)) {
       found.set(name, { name, starts: 0, exits: 0, running: false, exitCode: null, waiting: null,
         preStop: null, signal: null, signalAt: null, sigkill: false, exitedAt: null, startedAt: null,
-        runtimeSeen: false, apiStarts: 0, apiState: null, postStart: null, probed: new Set() });
+        runtimeSeen: false, apiStarts: 0, apiState: null, postStart: null, probed: new Map() });
     }
     return found.get(name);
   };
@@ -459,7 +459,7 @@ export function kubeletContainers(transitions) {
     if (tr.field === "runtime" && tr.after === "started") {
       c.starts += 1;
       c.startedAt = tr.t;
-      if (c.starts > c.exits) Object.assign(c, { probed: new Set(), postStart: null, preStop: null, signal: null, signalAt: null, sigkill: false, exitCode: null, waiting: null });
+      if (c.starts > c.exits) Object.assign(c, { probed: new Map(), postStart: null, preStop: null, signal: null, signalAt: null, sigkill: false, exitCode: null, waiting: null });
     } else if (tr.field === "runtime" && tr.after === "exited") {
       c.exits += 1;
       c.exitedAt = tr.t;
@@ -475,7 +475,7 @@ export function kubeletContainers(transitions) {
     } else if (tr.field === "hook.postStart") {
       c.postStart = tr.after;
     } else if (typeof tr.field === "string" && tr.field.startsWith("probe.")) {
-      c.probed.add(tr.field.slice(6));
+      c.probed.set(tr.field.slice(6), tr.after);
     } else if (tr.field === "signal") {
       if (tr.after === "SIGKILL") {
         c.sigkill = true;
@@ -536,10 +536,14 @@ export function kubeletStepStates(transitions, containers, { deleting = false } 
     else if (c.exits > 0) running = failedNow || c.sigkill || c.signal ? "failed" : "done";
     else if (failedNow) running = "failed";
     states.set(boxKey(4, "running", name), running);
-    // A new instance's probes have not run yet: the old instance's results are not its own.
-    if (c.starts > 1 && c.running) {
+    // A probe's box shows the newest instance's last result; before its first run on a
+    // new instance, the old instance's results are not its own.
+    if (c.running) {
       for (const [probe, key] of [["liveness", boxKey(4, "liveness", name)], ["readiness", boxKey(4, "readiness", name)], ["startup", boxKey(3, "startupProbe", name)]]) {
-        if (!c.probed.has(probe)) states.set(key, "pending");
+        const result = c.probed.get(probe);
+        if (result === "failure") states.set(key, "failed");
+        else if (result === "success") states.set(key, "done");
+        else if (c.starts > 1 && result === undefined) states.set(key, "pending");
       }
     }
   }
