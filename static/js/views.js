@@ -120,7 +120,7 @@ export function mount(root) {
       const eventsKey = JSON.stringify([language, state.events]);
       if (shown.events !== eventsKey) {
         shown.events = eventsKey;
-        fill(panels.events, eventsTable(eventRows(state.events)));
+        fill(panels.events, eventsTable(eventRows(state.events), (state.pod || state.lastPod)?.metadata?.name));
       }
       const endpointsKey = JSON.stringify([language, state.endpointSlices]);
       if (shown.endpoints !== endpointsKey) {
@@ -167,7 +167,7 @@ function fitToWidth(pre, panel) {
   if (size < base) pre.style.fontSize = `${Math.max(MIN_WATCH_PX, Math.floor(size * 10) / 10)}px`;
 }
 
-function eventsTable(rows) {
+function eventsTable(rows, pod = null) {
   if (!rows.length) return h("p", { class: "hint" }, t("events.none"));
   return h("table", { class: "events-table", id: "events-table" },
     h("thead", {}, h("tr", {}, ["events.lastSeen", "events.type", "events.reason", "events.message"]
@@ -175,13 +175,13 @@ function eventsTable(rows) {
     h("tbody", {}, rows.map((r) => h("tr", { class: r.type === "Warning" ? "is-warning" : "" },
       h("td", { class: "ev-time" }, r.t === null ? "" : seconds(r.t)),
       h("td", {}, r.type === "Warning" ? `⚠ ${r.type}` : r.type),
-      h("td", { class: "ev-reason", title: reasonTitle(r.reason) }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
+      h("td", { class: "ev-reason", title: reasonTitle(r.reason, pod) }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
       h("td", {}, r.message, h("span", { class: "ev-object" }, r.object))))));
 }
 
 /** An event reason's "what it means, what to check", shown on hover. */
-function reasonTitle(reason) {
-  const [entry] = explain(reason, lang());
+function reasonTitle(reason, pod = null) {
+  const [entry] = explain(reason, lang(), { pod });
   return entry ? `${entry.means}\n${t("explain.check")}: ${entry.check}` : null;
 }
 
