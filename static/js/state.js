@@ -769,7 +769,13 @@ export function diagramModel(state) {
     loops: {
       pull: loops.pull.count ? { count: loops.pull.count, seconds: loops.pull.seconds } : null,
       init: loops.init.count ? { count: loops.init.count, seconds: loops.init.seconds, container: loops.init.container } : null,
-      restart: [...loops.restart].map(([container, loop]) => ({ container, ...loop })),
+      // The back-off is shown only while the kubelet is backing off (CrashLoopBackOff now),
+      // with the restart it waits for; otherwise the restarts so far.
+      restart: [...loops.restart].map(([container, loop]) => {
+        const k = kube.kubelet.get(container);
+        const backingOff = Boolean(k && !k.running && k.waiting === "CrashLoopBackOff");
+        return { container, count: loop.count, seconds: backingOff ? loop.seconds : null, next: backingOff ? loop.count + 1 : null };
+      }),
     },
     countdown,
     node,

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 
 import { applySnapshot, initialState, diagramModel, containersOf, kubeletContainers } from "../../static/js/state.js";
+import { t } from "../../static/js/i18n.js";
 
 const dir = new URL("./fixtures/moments/", import.meta.url);
 const names = readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, ""));
@@ -130,4 +131,30 @@ test("docs' exec liveness: the kill shows SIGTERM sent and the grace period runn
   const k = kubeletContainers(at("docs-exec-liveness", 92.5).transitions).get("liveness");
   assert.equal(k.starts, 2);
   assert.equal(k.running, true);
+});
+
+test("the restart loop's label names the back-off only while the kubelet backs off, and the restart it waits for", () => {
+  let backingOff = 0;
+  for (const name of names) {
+    for (const state of moments(name)) {
+      const d = diagramModel(state);
+      for (const loop of d.loops.restart) {
+        const status = (state.pod?.status?.containerStatuses || []).find((s) => s.name === loop.container);
+        if (!status) continue;
+        const waiting = status.state?.waiting;
+        const where = `${name} at ${state.now}s: ${JSON.stringify(loop)}`;
+        if (waiting?.reason === "CrashLoopBackOff") {
+          backingOff += 1;
+          const [, minutes, secs] = /back-off (?:(\d+)m)?(\d+)s/.exec(waiting.message) ?? [];
+          const seconds = Number(minutes ?? 0) * 60 + Number(secs);
+          assert.equal(loop.seconds, seconds, where);
+          assert.equal(loop.next, status.restartCount + 1, where);
+          assert.equal(t("diagram.loop.restart", { seconds: loop.seconds, count: loop.next }), `back-off ${seconds}s, then restart #${status.restartCount + 1}`);
+        } else {
+          assert.equal(loop.seconds, null, `${where}: no back-off now, yet the label shows one`);
+        }
+      }
+    }
+  }
+  assert.ok(backingOff >= 3, `${backingOff} moments in CrashLoopBackOff`);
 });
