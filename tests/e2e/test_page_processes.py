@@ -134,3 +134,24 @@ def test_transcript_carries_the_logs(page: Page) -> None:
     text = Path(info.value.path()).read_text(encoding="utf-8")
     assert "$ kubectl logs web -c app --tail=200" in text
     assert "connecting to database..." in text
+
+
+def test_the_editor_does_not_say_the_scenario_is_running_while_it_holds_unapplied_edits(
+    page: Page,
+) -> None:
+    """issue 20: "No errors: the scenario is running" stood beside edits not yet applied."""
+    errors = collect_errors(page)
+    open_scenario(page, "plain-pod")
+    summary = page.locator("#editor-summary")
+    expect(summary).to_have_text("No errors: the scenario is running.")
+    page.locator("#yaml-editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("\n# an edit not applied yet\n")
+    expect(summary).to_contain_text("Edited, not applied")
+    expect(summary).not_to_contain_text("is running.")
+    page.click('.lang-button[data-lang="zh"]')
+    expect(summary).to_contain_text("尚未应用")
+    page.click('.lang-button[data-lang="en"]')
+    page.click("#apply")
+    expect(summary).to_have_text("No errors: the scenario is running.")
+    assert errors == []
