@@ -737,6 +737,9 @@ export function diagramModel(state) {
           if (key === currentKey && stage === currentStage) boxWord = decided === "failed" ? "current failed" : "current";
           else boxWord = decided;
         }
+        // A Pod of a cluster run that was behind a Service left its endpoints when deleted
+        // (the EndpointSlice controller's change is the cluster's, not in the Pod's history).
+        if (b.step === "endpoints" && deleting && state.cluster?.focusWasEndpoint && ["pending", "skipped"].includes(boxWord)) boxWord = "done";
         // Removed from the API: a stage-5 step that did not happen never will (no SIGKILL needed).
         if (gone && stage === 5 && boxWord === "pending") boxWord = "skipped";
         // The grace period runs while its countdown does.

@@ -86,7 +86,9 @@ MARKS = """() => {
 }"""
 
 
-def test_the_liveness_example_steps_through_its_kill_and_restart_with_true_marks(page: Page) -> None:
+def test_the_liveness_example_steps_through_its_kill_and_restart_with_true_marks(
+    page: Page,
+) -> None:
     """issue 20, item 5: the docs' exec liveness Pod, Step by Step through the kill (SIGTERM
     sent, the grace period running, SIGKILL) and the restart (stage 4 is the new instance)."""
     errors = collect_errors(page)

@@ -179,6 +179,8 @@ def record(text: str, actions: list[tuple[float, dict[str, Any]]], until: float)
             "seq": max(seqs) if seqs else -1,
             "pod": snap["pod"],
             "endpointSlices": snap["endpointSlices"],
+            **({"cluster": {"focusWasEndpoint": snap["cluster"]["focusWasEndpoint"]}}
+               if snap.get("cluster") else {}),
         })  # fmt: skip
     return {"transitions": snap.get("transitions", []), "moments": out}
 

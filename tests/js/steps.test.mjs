@@ -18,7 +18,7 @@ function moments(name) {
   const run = load(name);
   let prev = initialState();
   return run.moments.map((m) => {
-    const snap = { session: "moments", now: m.now, pod: m.pod, endpointSlices: m.endpointSlices,
+    const snap = { session: "moments", now: m.now, pod: m.pod, endpointSlices: m.endpointSlices, cluster: m.cluster ?? null,
       transitions: run.transitions.filter((tr) => tr.seq <= m.seq) };
     prev = applySnapshot(prev, snap);
     return prev;
@@ -157,4 +157,16 @@ test("the restart loop's label names the back-off only while the kubelet backs o
     }
   }
   assert.ok(backingOff >= 3, `${backingOff} moments in CrashLoopBackOff`);
+});
+
+test("a rolling update's old Pod, behind the Service, is marked removed from the endpoints, not skipped", () => {
+  for (const name of ["workloads--rolling-update", "docs-rolling-update"]) {
+    const gone = moments(name).filter((s) => !s.pod && s.lastPod);
+    assert.ok(gone.length, `${name}: the followed old Pod is removed at some moment`);
+    for (const state of gone) {
+      const box = boxOf(diagramModel(state), "5:endpoints");
+      if (name === "docs-rolling-update") assert.equal(box.state, "undefined", "no Service there: nothing to leave");
+      else assert.equal(box.state, "done", `${name} at ${state.now}s`);
+    }
+  }
 });

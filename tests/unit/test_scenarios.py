@@ -818,7 +818,7 @@ def test_every_built_in_scenario_description_ends_with_a_whole_sentence() -> Non
 
     for entry in ScenarioCatalog(ROOT / "scenarios").listing():
         for lang, text in entry["description"].items():
-            assert text.strip()[-1] in ".。!！?？)）…”\"", (entry["name"], lang, text[-60:])
+            assert text.strip()[-1] in '.。!！?？)）…”"', (entry["name"], lang, text[-60:])
 
 
 def test_a_manifest_comment_gives_the_title_and_keeps_it_out_of_the_description() -> None:

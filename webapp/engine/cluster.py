@@ -558,6 +558,15 @@ class ClusterSimulation:
         finally:
             self._syncing = False
 
+    @property
+    def endpoint_pods(self) -> set[str]:
+        """The Pods ever listed in a Service's EndpointSlice (the diagram's "Removed from
+        endpoints" step happened to them when they were deleted)."""
+        found = self.__dict__.get("_endpoint_pods")
+        if found is None:  # also a run restored from a checkpoint taken before it existed
+            found = self.__dict__["_endpoint_pods"] = set()
+        return found
+
     def _record_versions(self) -> None:
         for name, deployment in self.deployments.items():
             versions = self.deployment_versions.setdefault(name, [])
@@ -570,6 +579,9 @@ class ClusterSimulation:
         pods = [run.pod() for run in self.live_runs()]
         for name, service in self.services.items():
             new = endpoint_slice_for_pods(service, [p for p in pods if p is not None])
+            self.endpoint_pods.update(
+                (e.get("targetRef") or {}).get("name", "") for e in new.get("endpoints") or []
+            )
             created = self._slice_created.setdefault(name, rfc3339(self.clock.now_ms))
             new["metadata"]["creationTimestamp"] = created
             if self._slices.get(name) != new:

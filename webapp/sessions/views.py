@@ -312,6 +312,8 @@ def cluster_state(sim: Any) -> dict[str, Any]:
             rollout[f"{kind.lower()}/{obj['metadata']['name']}"] = text
     return {
         "focus": sim.focus_name,
+        # the focus Pod was behind a Service: its deletion took it out of the endpoints
+        "focusWasEndpoint": sim.focus_name in sim.endpoint_pods,
         "pods": [
             {
                 "name": pod["metadata"]["name"],
