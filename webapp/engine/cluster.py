@@ -579,13 +579,13 @@ class ClusterSimulation:
         pods = [run.pod() for run in self.live_runs()]
         for name, service in self.services.items():
             new = endpoint_slice_for_pods(service, [p for p in pods if p is not None])
-            self.endpoint_pods.update(
-                (e.get("targetRef") or {}).get("name", "") for e in new.get("endpoints") or []
-            )
             created = self._slice_created.setdefault(name, rfc3339(self.clock.now_ms))
             new["metadata"]["creationTimestamp"] = created
             if self._slices.get(name) != new:
                 self._slices[name] = new
+                self.endpoint_pods.update(
+                    (e.get("targetRef") or {}).get("name", "") for e in new.get("endpoints") or []
+                )
                 if self.traffic_client is not None:
                     self.traffic_client.slice_changed(name, new)
 
