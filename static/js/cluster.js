@@ -52,12 +52,7 @@ export function mount(root) {
     }
     traffic.hidden = !t;
     if (t) {
-      const last = (t.rollouts || []).at(-1);
-      traffic.textContent = i18n.t("cluster.traffic", {
-        service: t.service, sent: t.sent, failed: t.failed, none: t.noEndpoints,
-      }) + (last && last.revision > 1
-        ? " · " + i18n.t("cluster.rollout", { revision: last.revision, sent: last.sent, failed: last.failed })
-        : "");
+      traffic.textContent = trafficHeadline(t);
       traffic.dataset.failed = String(t.failed);
     }
     setText(legend, i18n.t(model.service ? "cluster.legend.service" : "cluster.legend", { service: model.service }));
@@ -212,6 +207,24 @@ export function clusterModel(cluster, slices) {
   }
   const service = cluster.traffic?.service ?? name;
   return { groups: ordered, nodes: nodeList, pods, service, serving: new Set(ready.length ? ready : terminating) };
+}
+
+/**
+ * The requests through the Service in words. Requests made before any Pod was Ready (all
+ * "no endpoint") are told apart: the Service was not serving yet, which is not a failure of
+ * the run, nor of a rollout (the first rollout, revision 1, is not one to count).
+ */
+export function trafficHeadline(t) {
+  const before = t.beforeReady ?? 0;
+  const last = (t.rollouts || []).at(-1);
+  let text = i18n.t("cluster.traffic", {
+    service: t.service, sent: t.sent - before, failed: t.failed - before, none: t.noEndpoints - before,
+  });
+  if (before) text += " · " + i18n.t("cluster.beforeReady", { count: before });
+  if (last && last.revision > 1) {
+    text += " · " + i18n.t("cluster.rollout", { revision: last.revision, sent: last.sent, failed: last.failed });
+  }
+  return text;
 }
 
 // Requests per second over the last two minutes: a bar per second, failures in red on top.

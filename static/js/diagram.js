@@ -385,7 +385,7 @@ function paint(refs, model) {
     } else {
       const l = model.loops.restart.find((r) => r.container === loop.container);
       const who = model.lanes.length > 1 ? `${loop.container}: ` : "";
-      text = `↻ ${who}${l?.seconds !== null && l?.seconds !== undefined ? t("diagram.loop.restart", { seconds: l.seconds, count: l.count }) : t("diagram.loop.restartShort", { count: l?.count ?? 0 })}`;
+      text = `↻ ${who}${l?.seconds !== null && l?.seconds !== undefined ? t("diagram.loop.restart", { seconds: l.seconds, count: l.next ?? l.count + 1 }) : t("diagram.loop.restartShort", { count: l?.count ?? 0 })}`;
     }
     setText(loop.label, text);
     keepInside(loop.label, refs.W);

@@ -61,7 +61,10 @@ export function mount(root) {
         keymap.of([{ key: "Mod-Enter", run: () => (applyNow(), true) }, ...defaultKeymap, ...historyKeymap]),
         label.of(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged && !loading) saveDraft();
+          if (update.docChanged && !loading) {
+            saveDraft();
+            renderErrors();
+          }
         }),
       ],
     }),
@@ -190,8 +193,10 @@ function renderErrors() {
     setText(summary, t(errors.length === 1 ? "editor.errors.one" : "editor.errors", { count: errors.length }));
     summary.className = "editor-summary is-error";
   } else {
-    setText(summary, loaded.session ? t("editor.ok") : "");
-    summary.className = "editor-summary";
+    // The run is the text last applied: edits not applied yet are not what is running.
+    const edited = loaded.session && text() !== (loaded.yaml ?? "");
+    setText(summary, !loaded.session ? "" : edited ? t("editor.unapplied") : t("editor.ok"));
+    summary.className = edited ? "editor-summary is-unapplied" : "editor-summary";
   }
   fill(list, errors.map((e) => {
     const where = { doc: (e.doc ?? 0) + 1, line: e.line, column: e.column };

@@ -176,9 +176,9 @@ export const EXPLANATIONS = {
   },
   ContainersNotInitialized: {
     en: ["The Pod's Initialized condition is False: at least one init container has not completed yet (running, failing, or waiting for its back-off).",
-      "kubectl STATUS shows Init:x/y; look at the init containers' states and at the logs of the one that is not done (kubectl logs web -c <init>)."],
+      "kubectl STATUS shows Init:x/y; look at the init containers' states and at the logs of the one that is not done (kubectl logs {pod} -c <init>)."],
     zh: ["Pod 的 Initialized 状况为 False：至少一个 Init 容器还没成功结束（正在运行、失败了，或在等退避）。",
-      "kubectl 的 STATUS 会显示 Init:x/y；看各 Init 容器的状态，以及未完成那个的日志（kubectl logs web -c <init 容器名>）。"],
+      "kubectl 的 STATUS 会显示 Init:x/y；看各 Init 容器的状态，以及未完成那个的日志（kubectl logs {pod} -c <init 容器名>）。"],
   },
   PodFailed: {
     en: ["The Pod's phase is Failed, so its Ready and ContainersReady conditions turned False with this reason. The Pod will not run again.",
@@ -263,15 +263,19 @@ export const EXPLANATIONS = {
   },
 };
 
-/** `explain("Init:CrashLoopBackOff", "zh")` -> [{reason, means, check}, ...] (most specific first). */
-export function explain(reason, language = "en") {
+/**
+ * `explain("Init:CrashLoopBackOff", "zh", {pod: "myapp-pod"})` -> [{reason, means, check}, ...]
+ * (most specific first). A command in the text names the Pod (`<pod>` when none is given).
+ */
+export function explain(reason, language = "en", { pod = null } = {}) {
   if (!reason) return [];
   const found = [];
+  const named = (text) => text.replaceAll("{pod}", pod || "<pod>");
   const add = (key, label) => {
     const entry = EXPLANATIONS[key];
     if (!entry || found.some((f) => f.key === key)) return;
     const [means, check] = entry[language] || entry.en;
-    found.push({ key, reason: label, means, check });
+    found.push({ key, reason: label, means: named(means), check: named(check) });
   };
   if (reason.startsWith("Init:")) {
     const inner = reason.slice(5);

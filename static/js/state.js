@@ -436,6 +436,143 @@ function nodeOf(state) {
   return { name, down: down || ready !== "True", since, ready, readySince };
 }
 
+/**
+ * What the kubelet is doing with each container, as the engine's transitions report it:
+ * the newest instance (how many were started and how many exited, so a container the
+ * runtime started and lost within one sync counts right), its exit code, the reason the
+ * kubelet gives while it waits, and the kill under way for that instance (the preStop
+ * hook, the stop signal sent, SIGKILL). A new instance starts with no kill.
+ */
+export function kubeletContainers(transitions) {
+  const found = new Map();
+  const get = (name) => {
+    if (!found.has(name)) {
+      found.set(name, { name, starts: 0, exits: 0, running: false, exitCode: null, waiting: null,
+        preStop: null, signal: null, signalAt: null, sigkill: false, exitedAt: null, startedAt: null,
+        runtimeSeen: false, apiStarts: 0, apiState: null, postStart: null, probed: new Map() });
+    }
+    return found.get(name);
+  };
+  for (const tr of transitions) {
+    if (!tr.container || !String(tr.object ?? "").startsWith("Container/")) continue;
+    const c = get(tr.container);
+    if (tr.field === "runtime" && tr.after === "started") {
+      c.starts += 1;
+      c.startedAt = tr.t;
+      if (c.starts > c.exits) Object.assign(c, { probed: new Map(), postStart: null, preStop: null, signal: null, signalAt: null, sigkill: false, exitCode: null, waiting: null });
+    } else if (tr.field === "runtime" && tr.after === "exited") {
+      c.exits += 1;
+      c.exitedAt = tr.t;
+      const code = /code (\d+)/.exec(tr.cause ?? "");
+      if (code) c.exitCode = Number(code[1]);
+    } else if (tr.field === "state" && tr.after && typeof tr.after === "object") {
+      if (tr.after.state === "terminated" && tr.after.exitCode !== null && tr.after.exitCode !== undefined) c.exitCode = tr.after.exitCode;
+      c.waiting = tr.after.state === "waiting" ? tr.after.reason ?? null : null;
+      c.apiState = tr.after.state;
+      if (tr.after.state === "running") c.apiStarts += 1;
+    } else if (tr.field === "hook.preStop") {
+      c.preStop = tr.after;
+    } else if (tr.field === "hook.postStart") {
+      c.postStart = tr.after;
+    } else if (typeof tr.field === "string" && tr.field.startsWith("probe.")) {
+      c.probed.set(tr.field.slice(6), tr.after);
+    } else if (tr.field === "signal") {
+      if (tr.after === "SIGKILL") {
+        c.sigkill = true;
+        if (c.signal === null) c.signalAt = tr.t; // SIGKILL at once: no stop signal came first
+      } else if (tr.after !== "failed") {
+        c.signal = tr.after;
+        c.signalAt = tr.t;
+      }
+    }
+    if (tr.field === "runtime") c.runtimeSeen = true;
+  }
+  for (const c of found.values()) {
+    // Without the runtime's own reports (a recording of the API status only), the
+    // container statuses tell the same, one sync later.
+    if (!c.runtimeSeen) {
+      c.starts = c.apiStarts;
+      c.exits = c.apiState === "running" ? c.apiStarts - 1 : c.apiStarts;
+      if (c.apiState === "terminated" && !c.apiStarts) c.exits = 1;
+    }
+    c.running = c.starts > c.exits;
+  }
+  return found;
+}
+
+const WAIT_FAILURES = new Set(["CrashLoopBackOff", "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull",
+  "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError", "PostStartHookError"]);
+
+/**
+ * The state of each diagram step that follows a container's life, from what the kubelet is
+ * doing (`kubeletContainers`): an init container not yet started is "pending", a running
+ * one "active" (or "current" when the marker is on it), one that exited 0 "done", one that
+ * failed "failed"; stage 4's Running shows the newest instance; the kill sequence of stage 5
+ * shows the stop signal sent, the grace period running until the process exits or SIGKILL
+ * comes, and SIGKILL. `deleting`: the Pod is being deleted (stage 5 is the Pod's own
+ * termination); otherwise stage 5 shows a container kill under way (a failed liveness or
+ * startup probe), and nothing once a new instance runs. Returns box key -> state (only for
+ * the boxes it decides) and the stage-5 details (the signal's name).
+ */
+export function kubeletStepStates(transitions, containers, { deleting = false } = {}) {
+  const kubelet = kubeletContainers(transitions);
+  const states = new Map();
+  const details = new Map();
+  const blank = { starts: 0, exits: 0, running: false, exitCode: null, waiting: null, signal: null, sigkill: false, preStop: null };
+  for (const { name, kind } of containers) {
+    const c = kubelet.get(name) ?? blank;
+    const failedNow = WAIT_FAILURES.has(c.waiting) || (!c.running && c.exits > 0 && c.exitCode !== 0 && c.exitCode !== null);
+    if (kind === "init" || kind === "sidecar") {
+      let word = "pending";
+      if (failedNow) word = "failed";
+      else if (c.running) word = kind === "sidecar" ? "done" : "active";
+      else if (c.exits > 0 && c.exitCode === 0) word = "done";
+      states.set(boxKey(2, "init", name), word);
+      continue;
+    }
+    let running = "pending";
+    // startContainer ends with postStart: until it returns, the container is not Running.
+    if (c.running) running = c.postStart === "running" ? "pending" : "done";
+    else if (c.exits > 0) running = failedNow || c.sigkill || c.signal ? "failed" : "done";
+    else if (failedNow) running = "failed";
+    states.set(boxKey(4, "running", name), running);
+    // A probe's box shows the newest instance's last result; before its first run on a
+    // new instance, the old instance's results are not its own.
+    if (c.running) {
+      for (const [probe, key] of [["liveness", boxKey(4, "liveness", name)], ["readiness", boxKey(4, "readiness", name)], ["startup", boxKey(3, "startupProbe", name)]]) {
+        const result = c.probed.get(probe);
+        if (result === "failure") states.set(key, "failed");
+        else if (result === "success") states.set(key, "done");
+        else if (c.starts > 1 && result === undefined) states.set(key, "pending");
+      }
+    }
+  }
+  if (!deleting) {
+    // A container kill the kubelet is doing (or did to the instance still there).
+    const apps = containers.filter((c) => c.kind === "app").map((c) => kubelet.get(c.name)).filter(Boolean);
+    const killed = apps.filter((c) => c.signal !== null || c.sigkill || c.preStop !== null);
+    for (const step of ["preStop", "sigterm", "grace", "sigkill"]) states.set(`5:${step}`, "pending");
+    if (killed.length) {
+      const hooks = killed.map((c) => c.preStop).filter((h) => h !== null);
+      if (hooks.includes("running")) states.set("5:preStop", "active");
+      else if (hooks.some((h) => h === "failed" || h === "timedOut" || h === "interrupted")) states.set("5:preStop", "failed");
+      else if (hooks.length) states.set("5:preStop", "done");
+      const signalled = killed.filter((c) => c.signal !== null);
+      if (signalled.length) {
+        states.set("5:sigterm", "done");
+        details.set("5:sigterm", [...new Set(signalled.map((c) => c.signal))].join(", "));
+        states.set("5:grace", signalled.some((c) => c.running && !c.sigkill) ? "active" : "done");
+      } else if (killed.some((c) => c.sigkill)) {
+        states.set("5:sigterm", "skipped"); // SIGKILL at once: no stop signal, no grace
+        states.set("5:grace", "skipped");
+      }
+      if (killed.some((c) => c.sigkill)) states.set("5:sigkill", "done");
+      else if (signalled.length && signalled.every((c) => !c.running)) states.set("5:sigkill", "skipped");
+    }
+  }
+  return { states, details, kubelet };
+}
+
 export function diagramModel(state) {
   const containers = containersFrom(state);
   const kinds = new Map(containers.map((c) => [c.name, c.kind]));
@@ -580,6 +717,9 @@ export function diagramModel(state) {
     !state.transitions.slice(0, finishedAt).some((tr) => tr.stage === 5 && tr.step !== "outcome");
   const NO_PROCESS = new Set(["preStop", "sigterm", "grace", "sigkill"]);
   const gone = outcome === "removed" || (!state.pod && Boolean(state.lastPod));
+  const deleting = gone || Boolean(state.pod?.metadata?.deletionTimestamp) ||
+    state.transitions.some((tr) => tr.field === "deletionTimestamp" && String(tr.object ?? "").startsWith("Pod/"));
+  const kube = kubeletStepStates(state.transitions, containers, { deleting });
   const pod = state.pod || state.lastPod;
   const stages = layout.map((lanes, i) => {
     const stage = i + 1;
@@ -591,12 +731,21 @@ export function diagramModel(state) {
           return { key, stage: b.stage, step: b.step, container: null, kind: b.kind, why: "finished", state: "undefined", tr: null, detail: null };
         }
         let boxWord = boxState(key, b.isDefined, stage);
+        // Steps that follow a container's life say what the kubelet is doing with it now.
+        const decided = b.isDefined ? kube.states.get(key) : undefined;
+        if (decided !== undefined && !(decided === "pending" && boxWord === "skipped")) {
+          if (key === currentKey && stage === currentStage) boxWord = decided === "failed" ? "current failed" : "current";
+          else boxWord = decided;
+        }
+        // A Pod of a cluster run that was behind a Service left its endpoints when deleted
+        // (the EndpointSlice controller's change is the cluster's, not in the Pod's history).
+        if (b.step === "endpoints" && deleting && state.cluster?.focusWasEndpoint && ["pending", "skipped"].includes(boxWord)) boxWord = "done";
         // Removed from the API: a stage-5 step that did not happen never will (no SIGKILL needed).
         if (gone && stage === 5 && boxWord === "pending") boxWord = "skipped";
         // The grace period runs while its countdown does.
         if (b.step === "grace" && boxWord === "done" && countdown?.remaining > 0 && state.pod) boxWord = "active";
         const tr = seen.get(key)?.tr ?? null;
-        let detail = detailOf(tr, pod);
+        let detail = kube.details.get(key) ?? detailOf(tr, pod);
         let why = b.why ?? null;
         // The kubelet that took the Pod over is gone with its node.
         if (key === "1:kubelet" && node?.down && !gone) {
@@ -623,7 +772,13 @@ export function diagramModel(state) {
     loops: {
       pull: loops.pull.count ? { count: loops.pull.count, seconds: loops.pull.seconds } : null,
       init: loops.init.count ? { count: loops.init.count, seconds: loops.init.seconds, container: loops.init.container } : null,
-      restart: [...loops.restart].map(([container, loop]) => ({ container, ...loop })),
+      // The back-off is shown only while the kubelet is backing off (CrashLoopBackOff now),
+      // with the restart it waits for; otherwise the restarts so far.
+      restart: [...loops.restart].map(([container, loop]) => {
+        const k = kube.kubelet.get(container);
+        const backingOff = Boolean(k && !k.running && k.waiting === "CrashLoopBackOff");
+        return { container, count: loop.count, seconds: backingOff ? loop.seconds : null, next: backingOff ? loop.count + 1 : null };
+      }),
     },
     countdown,
     node,

@@ -73,7 +73,7 @@ function surprises(model) {
 function explanations(model) {
   const entries = [];
   for (const reason of model.reasons) {
-    for (const e of explain(reason, lang())) if (!entries.some((x) => x.key === e.key)) entries.push(e);
+    for (const e of explain(reason, lang(), { pod: model.name })) if (!entries.some((x) => x.key === e.key)) entries.push(e);
   }
   if (!entries.length) return null;
   return h("section", { class: "explanations", id: "explanations", "aria-label": t("explain.heading") },

@@ -52,6 +52,7 @@ export function mount(root) {
       h("label", { class: "logs-option" }, logsTimestamps, " ", h("code", {}, "--timestamps"))),
     logsPre);
   let latestLogs = null;
+  let logsRun = null; // {run, now}: which run (and where in it) the logs pane last showed
   for (const control of [logsContainer, logsPrevious, logsTimestamps]) {
     control.addEventListener("change", () => showLogs());
   }
@@ -115,12 +116,16 @@ export function mount(root) {
       }
       if (latestLogs !== state.views?.logs) {
         latestLogs = state.views?.logs ?? null;
+        const seen = { run: runOf(state), now: state.now };
+        const chosen = latestLogs?.containers?.[logsContainer.value] ?? latestLogs?.containers?.[latestLogs?.default];
+        if (logsPrevious.checked && !previousStaysTicked(logsRun, seen, chosen?.previous)) logsPrevious.checked = false;
+        logsRun = seen;
         showLogs();
       }
       const eventsKey = JSON.stringify([language, state.events]);
       if (shown.events !== eventsKey) {
         shown.events = eventsKey;
-        fill(panels.events, eventsTable(eventRows(state.events)));
+        fill(panels.events, eventsTable(eventRows(state.events), (state.pod || state.lastPod)?.metadata?.name));
       }
       const endpointsKey = JSON.stringify([language, state.endpointSlices]);
       if (shown.endpoints !== endpointsKey) {
@@ -129,6 +134,30 @@ export function mount(root) {
       }
     },
   };
+}
+
+/** A run of the session: a new scenario, or the same one applied again, is another run. */
+function runOf(state) {
+  return `${state.session ?? ""}|${state.scenario?.yaml ?? ""}`;
+}
+
+/**
+ * Whether `--previous` stays ticked when the logs change. A new run has no previous
+ * container, so the box is cleared rather than open that run on kubectl's error; after going
+ * back in time (a seek, a Restart) it stays only if there is a previous container to show.
+ * `before`/`after`: {run, now} of the last and the new logs; `previous`: the new
+ * `kubectl logs --previous` view of the chosen container.
+ */
+export function previousStaysTicked(before, after, previous) {
+  if (!before) return !isLogsError(previous);
+  if (before.run !== after.run) return false;
+  if (after.now < before.now) return !isLogsError(previous);
+  return true;
+}
+
+/** kubectl answered with an error and no lines (no previous terminated container). */
+export function isLogsError(view) {
+  return Boolean(view?.stderr) && !(view?.lines || []).length;
 }
 
 /** The terminal text of one `kubectl logs` run: the command, stderr, then the lines. */
@@ -167,7 +196,7 @@ function fitToWidth(pre, panel) {
   if (size < base) pre.style.fontSize = `${Math.max(MIN_WATCH_PX, Math.floor(size * 10) / 10)}px`;
 }
 
-function eventsTable(rows) {
+function eventsTable(rows, pod = null) {
   if (!rows.length) return h("p", { class: "hint" }, t("events.none"));
   return h("table", { class: "events-table", id: "events-table" },
     h("thead", {}, h("tr", {}, ["events.lastSeen", "events.type", "events.reason", "events.message"]
@@ -175,13 +204,13 @@ function eventsTable(rows) {
     h("tbody", {}, rows.map((r) => h("tr", { class: r.type === "Warning" ? "is-warning" : "" },
       h("td", { class: "ev-time" }, r.t === null ? "" : seconds(r.t)),
       h("td", {}, r.type === "Warning" ? `⚠ ${r.type}` : r.type),
-      h("td", { class: "ev-reason", title: reasonTitle(r.reason) }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
+      h("td", { class: "ev-reason", title: reasonTitle(r.reason, pod) }, r.reason, r.count > 1 ? ` ×${r.count}` : ""),
       h("td", {}, r.message, h("span", { class: "ev-object" }, r.object))))));
 }
 
 /** An event reason's "what it means, what to check", shown on hover. */
-function reasonTitle(reason) {
-  const [entry] = explain(reason, lang());
+function reasonTitle(reason, pod = null) {
+  const [entry] = explain(reason, lang(), { pod });
   return entry ? `${entry.means}\n${t("explain.check")}: ${entry.check}` : null;
 }
 

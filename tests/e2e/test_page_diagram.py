@@ -77,3 +77,56 @@ def test_a_lost_node_is_shown_in_the_diagram(page: Page) -> None:
     wait_until_now(page, 71, timeout=30_000)
     expect(banner).to_contain_text("Ready=Unknown")
     expect(page.locator("#diagram-caption")).not_to_contain_text("Readiness")
+
+
+MARKS = """() => {
+  const text = (key) => document.querySelector(`.box[data-key="${key}"] .box-status`)?.textContent ?? null;
+  return {now: Number(document.body.dataset.now), sigterm: text("5:sigterm"), grace: text("5:grace"),
+    sigkill: text("5:sigkill"), running: text("4:running:liveness"), liveness: text("4:liveness:liveness")};
+}"""
+
+
+def test_the_liveness_example_steps_through_its_kill_and_restart_with_true_marks(
+    page: Page,
+) -> None:
+    """issue 20, item 5: the docs' exec liveness Pod, Step by Step through the kill (SIGTERM
+    sent, the grace period running, SIGKILL) and the restart (stage 4 is the new instance)."""
+    errors = collect_errors(page)
+    open_scenario(page, "liveness-exec")
+    # A new session stands at second 0 before its first events run: one Step runs them.
+    page.click("#step")
+    expect(page.locator("#diagram-caption")).to_have_text(re.compile(r"^Now: 1 Scheduling"))
+    seen: list[dict] = []
+    phases = set()
+    for _ in range(60):
+        before = page.evaluate(MARKS)["now"]
+        page.click("#step")
+        page.wait_for_function(f"() => Number(document.body.dataset.now) > {before}")
+        expect(page.locator("body")).to_have_attribute("data-playing", "false")
+        marks = page.evaluate(MARKS)
+        seen.append(marks)
+        t = marks["now"]
+        where = f"at {t}s: {marks}"
+        if t < 45:
+            phases.add("before")
+            assert (marks["sigterm"], marks["grace"], marks["sigkill"]) == ("not yet",) * 3, where
+        elif t < 75:
+            phases.add("killing")
+            assert marks["sigterm"] == "✓ SIGTERM", where
+            assert marks["grace"] == "… under way", where
+            assert marks["sigkill"] == "not yet", where
+            assert "failed" not in marks["running"], where
+        elif t < 75.897:
+            phases.add("killed")
+            assert marks["sigterm"] == "✓ SIGTERM", where
+            assert marks["sigkill"] in ("✓ done", "▶ now"), where
+            assert marks["grace"] != "not yet", where
+        else:
+            phases.add("restarted")
+            assert "failed" not in marks["running"], where
+            assert (marks["sigterm"], marks["grace"], marks["sigkill"]) == ("not yet",) * 3, where
+            if t >= 80:
+                break
+    assert phases == {"before", "killing", "killed", "restarted"}, seen
+    expect(page.locator("#diagram-caption")).not_to_contain_text("failed")
+    assert errors == []

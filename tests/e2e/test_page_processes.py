@@ -88,6 +88,26 @@ def test_logs_view_current_previous_and_timestamps(page: Page, artifacts: Path) 
     assert errors == []
 
 
+def test_logs_previous_is_not_kept_into_a_new_run_that_would_open_on_an_error(page: Page) -> None:
+    """issue 20: --previous stayed ticked after Restart or another scenario, so the new run's
+    logs opened on "previous terminated container ... not found"."""
+    errors = collect_errors(page)
+    open_scenario(page, "crash-loop-backoff")
+    play(page, "10")
+    wait_until_now(page, 30)
+    pause(page)
+    page.click("#tab-logs")
+    logs = page.locator("#kubectl-logs")
+    page.check("#logs-previous")
+    expect(logs).to_contain_text("fatal: DB_HOST is not set")
+    page.click("#reset")
+    page.wait_for_function("() => Number(document.body.dataset.now) < 1")
+    expect(page.locator("#logs-previous")).not_to_be_checked()
+    expect(logs).to_contain_text("$ kubectl logs web -c app --tail=200")
+    expect(logs).not_to_contain_text("previous terminated container")
+    assert errors == []
+
+
 def test_logs_of_a_waiting_init_container_and_the_default_notice(page: Page) -> None:
     open_scenario(page, "init-wait-for-service")
     play(page, "10")
@@ -114,3 +134,24 @@ def test_transcript_carries_the_logs(page: Page) -> None:
     text = Path(info.value.path()).read_text(encoding="utf-8")
     assert "$ kubectl logs web -c app --tail=200" in text
     assert "connecting to database..." in text
+
+
+def test_the_editor_does_not_say_the_scenario_is_running_while_it_holds_unapplied_edits(
+    page: Page,
+) -> None:
+    """issue 20: "No errors: the scenario is running" stood beside edits not yet applied."""
+    errors = collect_errors(page)
+    open_scenario(page, "plain-pod")
+    summary = page.locator("#editor-summary")
+    expect(summary).to_have_text("No errors: the scenario is running.")
+    page.locator("#yaml-editor .cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("\n# an edit not applied yet\n")
+    expect(summary).to_contain_text("Edited, not applied")
+    expect(summary).not_to_contain_text("is running.")
+    page.click('.lang-button[data-lang="zh"]')
+    expect(summary).to_contain_text("尚未应用")
+    page.click('.lang-button[data-lang="en"]')
+    page.click("#apply")
+    expect(summary).to_have_text("No errors: the scenario is running.")
+    assert errors == []

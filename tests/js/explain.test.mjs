@@ -24,3 +24,15 @@ test("every reason the scenarios reach is explained in English and Chinese", () 
     }
   }
 });
+
+test("an explanation's kubectl command names the Pod it explains, not a fixed `web` (issue 20)", () => {
+  for (const lang of ["en", "zh"]) {
+    const [entry] = explain("ContainersNotInitialized", lang, { pod: "myapp-pod" });
+    assert.match(entry.check, /kubectl logs myapp-pod -c /, lang);
+    assert.doesNotMatch(entry.check, /kubectl logs web\b/, lang);
+    assert.match(explain("ContainersNotInitialized", lang)[0].check, /kubectl logs <pod> -c /, `${lang}: no Pod given`);
+  }
+  for (const reason of Object.keys({ CrashLoopBackOff: 1, "Init:": 1, Error: 1, PodInitializing: 1 })) {
+    for (const e of explain(reason, "en", { pod: "api" })) assert.doesNotMatch(`${e.means} ${e.check}`, /\bweb\b|\{pod\}/, reason);
+  }
+});

@@ -67,3 +67,24 @@ def test_quiz_facts_read_the_engine() -> None:
     assert early["inEndpoints"] is True and early["ready"] is True
     assert late["inEndpoints"] is False and late["ready"] is False
     assert late["status"] == "Running" and late["phase"] == "Running"
+
+
+def test_the_crash_loop_question_names_the_crash_and_the_back_off_the_run_has_then() -> None:
+    """issue 20: asked at the third crash, with a 20 s back-off, it said "second" and "10 s"."""
+    scenario = SCENARIOS["crash-loop-backoff"]
+    (question,) = scenario.simulation["questions"]
+    sim = replay(scenario, [], question["at"])
+    exits = [t for t in sim.transitions if t["field"] == "runtime" and t["after"] == "exited"]
+    ordinal = {1: ("first", "第一次"), 2: ("second", "第二次"), 3: ("third", "第三次")}[len(exits)]
+    later = replay(scenario, [], question["at"] + question["after"])
+    backoff = next(
+        t["seconds"]
+        for t in later.transitions
+        if t["t"] > exits[-1]["t"] and (t["after"] or {}).get("reason") == "CrashLoopBackOff"
+    )
+    assert backoff == 20
+    for lang, word in zip(("en", "zh"), ordinal, strict=True):
+        text = question["question"][lang]
+        assert word in text, (lang, text)
+        seconds = f"{backoff:g} s" if lang == "en" else f"{backoff:g} 秒"
+        assert seconds in text and seconds in question["why"][lang], (lang, text)

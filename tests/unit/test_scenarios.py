@@ -796,3 +796,39 @@ def test_scenarios_cover_the_troubleshooting_table() -> None:
             + [step["text"]["en"] for step in lesson_steps(sim)]
         )
         assert row in told, f"row {row}: {name}'s lesson never names it"
+
+
+# --- what the scenario picker shows (issue 20) -----------------------------------------------
+
+
+def test_every_built_in_scenario_has_a_title_in_the_picker_not_its_file_name() -> None:
+    from webapp.sessions.catalog import ScenarioCatalog
+
+    listing = ScenarioCatalog(ROOT / "scenarios").listing()
+    assert len(listing) == len(list((ROOT / "scenarios").glob("**/*.yaml")))
+    for entry in listing:
+        title = entry["title"]
+        for lang in ("en", "zh"):
+            assert title[lang].strip() and title[lang] != entry["name"], (entry["name"], lang)
+        assert CJK.search(title["zh"]), f"{entry['name']}: the Chinese title is Chinese"
+
+
+def test_every_built_in_scenario_description_ends_with_a_whole_sentence() -> None:
+    from webapp.sessions.catalog import ScenarioCatalog
+
+    for entry in ScenarioCatalog(ROOT / "scenarios").listing():
+        for lang, text in entry["description"].items():
+            assert text.strip()[-1] in '.。!！?？)）…”"', (entry["name"], lang, text[-60:])
+
+
+def test_a_manifest_comment_gives_the_title_and_keeps_it_out_of_the_description() -> None:
+    from webapp.manifest.scenario import comment_description, comment_title
+
+    text = "# title: A Pod\n# zh-title: 一个 Pod\n# It runs.\n# zh: 它在运行。\napiVersion: v1\n"
+    assert comment_title(text) == {"en": "A Pod", "zh": "一个 Pod"}
+    assert comment_description(text) == {"en": "It runs.", "zh": "它在运行。"}
+    assert comment_title("# title: Only English\nkind: Pod\n") == {
+        "en": "Only English",
+        "zh": "Only English",
+    }
+    assert comment_title("# It runs.\n") == {}

@@ -587,6 +587,15 @@ class ClusterSimulation:
         finally:
             self._syncing = False
 
+    @property
+    def endpoint_pods(self) -> set[str]:
+        """The Pods ever listed in a Service's EndpointSlice (the diagram's "Removed from
+        endpoints" step happened to them when they were deleted)."""
+        found = self.__dict__.get("_endpoint_pods")
+        if found is None:  # also a run restored from a checkpoint taken before it existed
+            found = self.__dict__["_endpoint_pods"] = set()
+        return found
+
     def _record_versions(self) -> None:
         for name, deployment in self.deployments.items():
             versions = self.deployment_versions.setdefault(name, [])
@@ -603,6 +612,9 @@ class ClusterSimulation:
             new["metadata"]["creationTimestamp"] = created
             if self._slices.get(name) != new:
                 self._slices[name] = new
+                self.endpoint_pods.update(
+                    (e.get("targetRef") or {}).get("name", "") for e in new.get("endpoints") or []
+                )
                 if self.traffic_client is not None:
                     self.traffic_client.slice_changed(name, new)
 

@@ -49,6 +49,10 @@ class Traffic:
         )
         self.sent = self.succeeded = self.failed = 0
         self.no_endpoints = 0
+        # Requests made before the proxy ever had a ready endpoint (all of them fail with no
+        # endpoint): the Service was not serving yet, which is no rollout's failure.
+        self.before_ready = 0
+        self._ever_ready = False
         self.per_second: dict[int, list[int]] = {}  # second -> [ok, failed]
         # (ms, ready pod names, serving terminating pod names) as the controller wrote them
         self._history: list[tuple[int, list[str], list[str]]] = [(0, [], [])]
@@ -113,6 +117,9 @@ class Traffic:
         count, self._carry = divmod(total, 1000)
         ready, terminating = self._view(now_ms)
         targets = ready or terminating
+        self._ever_ready = self._ever_ready or bool(ready)
+        if not self._ever_ready:
+            self.before_ready += count
         ok = failed = 0
         for _ in range(count):
             if not targets:

@@ -243,6 +243,9 @@ def parse_scenario(text: str, horizon: float = DEFAULT_HORIZON_SECONDS) -> Scena
         described = comment_description(text)
         if described["en"]:
             simulation["description"] = described
+        titled = comment_title(text)
+        if titled:
+            simulation["title"] = titled
     return Scenario(
         text=text,
         pod=pod,
@@ -311,6 +314,9 @@ def _workload_scenario(
         described = comment_description(text)
         if described["en"]:
             simulation["description"] = described
+        titled = comment_title(text)
+        if titled:
+            simulation["title"] = titled
     return Scenario(
         text=text,
         pod=None,  # type: ignore[arg-type]
@@ -367,10 +373,30 @@ def _script_target_findings(simulation: dict[str, Any], typed: list[_Typed]) -> 
     return findings
 
 
+TITLE_PREFIXES = {" title:": "en", " zh-title:": "zh"}
+
+
+def comment_title(text: str) -> dict[str, str]:
+    """The ``# title: …`` and ``# zh-title: …`` lines of a manifest's leading comment: its
+    title in the scenario picker when it has no Simulation document. Either language falls
+    back to the other; none gives {}."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        for prefix, lang in TITLE_PREFIXES.items():
+            if line[1:].startswith(prefix) and line[1 + len(prefix) :].strip():
+                found.setdefault(lang, line[1 + len(prefix) :].strip())
+    if not found:
+        return {}
+    return {"en": found.get("en") or found["zh"], "zh": found.get("zh") or found["en"]}
+
+
 def comment_description(text: str) -> dict[str, str]:
     """A manifest without a Simulation document may say what it shows in its leading comment:
     the prose lines (``# …``; an indented ``#   …`` line is a code sample and ends it), and
-    ``# zh: …`` lines for 简体中文. Either language falls back to the other."""
+    ``# zh: …`` lines for 简体中文 (``# title:`` / ``# zh-title:`` lines are its title,
+    :func:`comment_title`). Either language falls back to the other."""
     en: list[str] = []
     zh: list[str] = []
     code = False
@@ -378,6 +404,8 @@ def comment_description(text: str) -> dict[str, str]:
         if not line.startswith("#"):
             break
         body = line[1:]
+        if any(body.startswith(prefix) for prefix in TITLE_PREFIXES):
+            continue
         if body.startswith(" zh:"):
             zh.append(body[4:].strip())
         elif body.startswith("   ") or code:

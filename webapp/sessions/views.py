@@ -303,7 +303,8 @@ def cluster_state(sim: Any) -> dict[str, Any]:
     slices = sim.objects("EndpointSlice")
     traffic = sim.traffic()
     if traffic is not None:
-        traffic = dict(traffic, perSecond=traffic["perSecond"][-TRAFFIC_SECONDS:])
+        traffic = dict(traffic, perSecond=traffic["perSecond"][-TRAFFIC_SECONDS:],
+                       beforeReady=sim.traffic_client.before_ready)  # fmt: skip
     rollout = {}
     for kind, objects in (("Deployment", deployments), ("StatefulSet", stateful_sets)):
         for obj in objects:
@@ -311,6 +312,8 @@ def cluster_state(sim: Any) -> dict[str, Any]:
             rollout[f"{kind.lower()}/{obj['metadata']['name']}"] = text
     return {
         "focus": sim.focus_name,
+        # the focus Pod was behind a Service: its deletion took it out of the endpoints
+        "focusWasEndpoint": sim.focus_name in sim.endpoint_pods,
         "pods": [
             {
                 "name": pod["metadata"]["name"],
