@@ -22,6 +22,30 @@ let list;
 let summary;
 const label = new Compartment();
 
+// Chromium's own editing, replacing a selection that spans elements (lines, highlighted
+// tokens) with text typed, inserted or composed by an input method, merges the elements and
+// writes style="" attributes to keep their look: under the page's CSP (style-src 'self')
+// each one is a violation (issue 27). So a selection is replaced by the editor itself:
+// typed or inserted text in one transaction (beforeinput is cancelable for those), and
+// before a composition starts the selection is deleted, so the input method composes at
+// a caret, where the browser only adds text.
+const replaceSelectionsOurselves = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    if (event.inputType !== "insertText" && event.inputType !== "insertReplacementText") return false;
+    if (view.state.selection.ranges.every((r) => r.empty)) return false;
+    const text = event.data ?? event.dataTransfer?.getData("text/plain");
+    if (text == null) return false;
+    event.preventDefault();
+    view.dispatch(view.state.replaceSelection(text), { scrollIntoView: true, userEvent: "input.type" });
+    return true;
+  },
+  compositionstart(event, view) {
+    if (view.state.selection.ranges.every((r) => r.empty)) return false;
+    view.dispatch(view.state.replaceSelection(""), { userEvent: "delete.selection" });
+    return false;
+  },
+});
+
 export function text() {
   return view ? view.state.doc.toString() : "";
 }
@@ -57,7 +81,7 @@ export function mount(root) {
       extensions: [
         lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
         indentOnInput(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), bracketMatching(),
-        highlightActiveLine(), yaml(), lintGutter(),
+        highlightActiveLine(), yaml(), lintGutter(), replaceSelectionsOurselves,
         keymap.of([{ key: "Mod-Enter", run: () => (applyNow(), true) }, ...defaultKeymap, ...historyKeymap]),
         label.of(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })),
         EditorView.updateListener.of((update) => {

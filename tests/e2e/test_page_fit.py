@@ -423,6 +423,33 @@ def test_an_input_method_writes_into_the_editor_under_the_csp(page: Page, lang: 
     no_inline_styles(page)
 
 
+def test_replacing_a_selection_across_lines_stays_inside_the_csp(page: Page) -> None:
+    """Chromium's own editing, replacing a selection that spans lines (typing over it,
+    an input method's composition, insertText), merges the lines' elements and writes
+    `style` attributes to keep their look: each one a `style-src-attr` violation under the
+    page's CSP (issue 27: the eight violations from an input method). The editor replaces
+    such a selection itself; the autouse console watch fails this test on any violation."""
+    open_scenario(page, "plain-pod")
+    page.click('.lang-button[data-lang="zh"]')
+    page.locator("#yaml-editor .cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n")
+    assert editor_text(page).startswith("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web")
+    # Over three highlighted lines: an input method's composition, then its commit.
+    page.keyboard.press("Control+Home")
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowDown")
+    compose(page, ["ce", "ceshi"], "测试")
+    assert editor_text(page).startswith("测试  name: web"), editor_text(page)
+    # Typed over a selection of two lines.
+    page.keyboard.press("Control+Home")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+End")
+    page.keyboard.type("x")
+    assert editor_text(page).startswith("x"), editor_text(page)
+    no_inline_styles(page)
+
+
 ANDROID = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/156.0.0.0 Mobile Safari/537.36"
