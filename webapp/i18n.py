@@ -230,6 +230,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
     "not_object": {"en": "expected a JSON object", "zh": "应为一个 JSON 对象"},
     "not_string": {"en": '"{field}" must be text', "zh": '"{field}" 必须是文本'},
     "not_number": {"en": '"{field}" must be a number', "zh": '"{field}" 必须是数字'},
+    "number_too_large": {
+        "en": '"{field}" is too large a number (at most about 1.8e308)',
+        "zh": '"{field}" 这个数太大了（最多约 1.8e308）',
+    },
     "not_boolean": {
         "en": '"{field}" must be true or false',
         "zh": '"{field}" 必须是 true 或 false',
