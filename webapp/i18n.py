@@ -181,6 +181,13 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "The request failed: {http_status} {name}.",
         "zh": "请求失败：{http_status} {name}。",
     },
+    # The database or Redis cannot be written (a full or read-only disk, Redis down):
+    # webapp/storage.py write_fault, 507 on HTTP, an `error` event on the socket.
+    "storage_unavailable": {
+        "en": "The server cannot save anything right now (its storage is full or cannot be "
+        "written); nothing was changed. Try again later.",
+        "zh": "服务器现在无法保存任何内容（存储已满或无法写入）；没有做任何更改。请稍后再试。",
+    },
     "api_internal_error": {
         "en": "Something went wrong on the server; nothing was saved. Try again in a moment.",
         "zh": "服务器出错了，没有保存任何内容。请稍后再试。",

@@ -272,6 +272,10 @@ def _internal_error(error: Exception) -> Any:
     answered as JSON on /api/* (HTML elsewhere, as before)."""
     if isinstance(error, HTTPException):
         return _http_error(error)
+    cause = storage.write_fault(error)
+    if cause is not None:  # a full or read-only disk, Redis down: the host's news, no bug
+        storage.report_fault(current_app, cause)
+        return _api_error("storage_unavailable", 507)
     log.exception("request %s %s failed", request.method, request.path)
     if not _is_api():
         return InternalServerError()

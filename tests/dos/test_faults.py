@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import http.client
 import json
-import time
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.dos.harness import LiveServer, RawClient, server_problems, wait_until
+from tests.dos.harness import ROOT, LiveServer, RawClient, server_problems, wait_until
 from tests.samples import POD
 
 pytestmark = pytest.mark.dos
@@ -78,3 +81,85 @@ def test_integers_too_large_for_a_float_are_refused_by_name(server: LiveServer) 
     problems += [f"server stderr: {p}" for p in server_problems(server)]
     assert not problems, "\n".join(problems)
     print(f"\nF6: {len(DIGITS) * 3} huge numbers, each a located refusal, no traceback")
+
+
+# -- F10: X-Forwarded-For is believed only from the proxies TRUSTED_PROXIES names ---------
+
+
+def start_refused(env: dict[str, str], directory: Path) -> tuple[int, str]:
+    """`python -m webapp` that must not start: its exit code and stderr."""
+    process = subprocess.run(
+        [sys.executable, "-m", "webapp", "--port", "0"],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "PLAYGROUND_DB": str(directory / "links.sqlite3"),
+            "PYTHONUNBUFFERED": "1",
+            **env,
+        },
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return process.returncode, process.stderr
+
+
+def get(server: LiveServer, path: str, source: str, forwarded: str | None) -> int:
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", server.port, timeout=30, source_address=(source, 0)
+    )
+    try:
+        connection.request("GET", path, headers={"X-Forwarded-For": forwarded} if forwarded else {})
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+def test_a_forged_forwarded_for_from_outside_the_proxy_is_not_believed() -> None:
+    env = {"PLAYGROUND_TRUSTED_PROXIES": "127.0.0.1", "PLAYGROUND_SHARE_POSTS_PER_MINUTE": "3"}
+    with LiveServer(env=env) as server:
+        problems = []
+        # 127.0.0.2 reaches the port directly: it is no proxy, whatever it writes.
+        forged = get(server, "/metrics", "127.0.0.2", "127.0.0.1")
+        if forged != 403:
+            problems.append(f"/metrics with a forged X-Forwarded-For from 127.0.0.2: {forged}")
+        outside = get(server, "/metrics", "127.0.0.1", "203.0.113.9")
+        if outside != 403:
+            problems.append(f"/metrics for 203.0.113.9 through the proxy: {outside}")
+        local = get(server, "/metrics", "127.0.0.1", "127.0.0.1")
+        if local != 200:
+            problems.append(f"/metrics for a loopback visitor through the proxy: {local}")
+        # The per-address share limit (3 a minute) holds for a client that forges a new
+        # X-Forwarded-For on every post.
+        statuses = []
+        for i in range(6):
+            connection = http.client.HTTPConnection(
+                "127.0.0.1", server.port, timeout=30, source_address=("127.0.0.2", 0)
+            )
+            connection.request(
+                "POST",
+                "/api/share",
+                body=b'{"yaml": 5}',
+                headers={"Content-Type": "application/json", "X-Forwarded-For": f"10.9.0.{i}"},
+            )
+            statuses.append(connection.getresponse().status)
+            connection.close()
+        if 429 not in statuses:
+            problems.append(f"6 share posts with forged addresses, limit 3: {statuses}")
+        problems += [f"server stderr: {p}" for p in server_problems(server)]
+        assert not problems, "\n".join(problems)
+        print(f"\nF10: forged /metrics {forged}; share posts with forged addresses {statuses}")
+
+
+def test_a_count_of_trusted_proxies_is_refused_at_start_saying_what_to_write(
+    tmp_path: Path,
+) -> None:
+    code, stderr = start_refused({"PLAYGROUND_TRUSTED_PROXIES": "1"}, tmp_path)
+    assert code == 2, (code, stderr)
+    assert "Traceback" not in stderr, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "TRUSTED_PROXIES=127.0.0.1" in lines[0], stderr
+    print(f"\nF10: {lines[0]}")
