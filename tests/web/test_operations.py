@@ -117,6 +117,9 @@ def test_metrics_answer_loopback_or_a_bearer_token_only(tmp_path: Path) -> None:
     proxied = _app(tmp_path, TRUSTED_PROXIES="127.0.0.1")
     via_proxy = {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
     assert proxied.test_client().get("/metrics", environ_base=via_proxy).status_code == 403
+    # Straight to the port from outside, a forged header is not believed (issue 26 F10).
+    forged = {"REMOTE_ADDR": "203.0.113.50", "HTTP_X_FORWARDED_FOR": "127.0.0.1"}
+    assert proxied.test_client().get("/metrics", environ_base=forged).status_code == 403
     token = _app(tmp_path, METRICS_TOKEN="s3cret-token")
     client = token.test_client()
     denied = client.get("/metrics", environ_base=OUTSIDE)
