@@ -200,9 +200,7 @@ def app(tmp_path: Path) -> Iterator[Flask]:
 def connect(app: Flask, address: str | None = None) -> SocketIOTestClient:
     headers = {"X-Forwarded-For": address} if address else None
     # Flask's test client gives the connection a peer address (127.0.0.1: the proxy).
-    client = socketio_of(app).test_client(
-        app, headers=headers, flask_test_client=app.test_client()
-    )
+    client = socketio_of(app).test_client(app, headers=headers, flask_test_client=app.test_client())
     client.get_received()
     return client
 
