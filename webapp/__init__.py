@@ -13,6 +13,7 @@ from flask_socketio import SocketIO
 from socketio.packet import Packet
 
 from . import assets, classes, metrics, realtime, routes, security, storage
+from .clients import trusted_proxies
 from .config import load_config
 from .paths import resource_dir
 from .sessions import payloads, wire
@@ -47,6 +48,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.json = ClientJSON(app)
     app.config.from_mapping(load_config(config))
+    # Parsed once (ProxySettingError, a StartupError, for a count: webapp/clients.py).
+    app.config["TRUSTED_PROXY_NETWORKS"] = trusted_proxies(app.config.get("TRUSTED_PROXIES"))
     # Created here, never at module level: several apps in one test process must not
     # share a server (TECH-NOTES §2a).
     redis_url = app.config.get("REDIS_URL")

@@ -68,8 +68,10 @@ def _serve(argv: list[str]) -> int:
 
 def check_startup(config: dict[str, Any]) -> None:
     """What would stop the server from working, said before it starts (StartupError)."""
+    from .clients import trusted_proxies
     from .storage import check_writable
 
+    trusted_proxies(config.get("TRUSTED_PROXIES"))
     check_writable(config)
 
 

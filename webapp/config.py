@@ -134,7 +134,4 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
         if value:
             config[key] = float(value)
     config.update(overrides or {})
-    from webapp.clients import trusted_proxies  # ProxySettingError: said at start, one line
-
-    config["TRUSTED_PROXY_NETWORKS"] = trusted_proxies(config.get("TRUSTED_PROXIES"))
     return config

@@ -596,7 +596,13 @@ class Keeper:
             with session.lock:
                 records[session.id] = json.dumps(record_of(session))
                 self.manager.remove(session.id)
-        self.store.save_many(records)
+        try:
+            self.store.save_many(records)
+        except Exception as error:
+            if not _store_fault(error):
+                raise
+            self.health.failed(error)
+            log.warning("drain: %d session records could not be written", len(records))
         with self._lock:
             ids = list(self.held)
             self.held.clear()
