@@ -188,6 +188,13 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "written); nothing was changed. Try again later.",
         "zh": "服务器现在无法保存任何内容（存储已满或无法写入）；没有做任何更改。请稍后再试。",
     },
+    "storage_notice": {
+        "en": "This server cannot save anything right now (its storage is full or cannot be "
+        "written). You can play, but share links and classes cannot be made, and your run "
+        "may not survive a restart.",
+        "zh": "服务器现在无法保存任何内容（存储已满或无法写入）。你可以继续演练，但不能创建分享链接"
+        "和课堂，运行也可能无法在服务器重启后恢复。",
+    },
     "api_internal_error": {
         "en": "Something went wrong on the server; nothing was saved. Try again in a moment.",
         "zh": "服务器出错了，没有保存任何内容。请稍后再试。",

@@ -72,6 +72,23 @@ def not_found_page(text_code: str, **params: Any) -> tuple[str, int]:
     return html, 404
 
 
+def _storage_notice(lang: str) -> str | None:
+    """What a new visitor is told while the database or Redis cannot be written (the
+    same checks /readyz runs: webapp/metrics.py), or None."""
+    readiness = current_app.extensions.get("playground.readiness")
+    if readiness is None:
+        return None
+    _, checks = readiness.run()
+    if all(checks.get(name, "ok") == "ok" for name in ("database", "records")):
+        return None
+    return i18n.message("storage_notice", lang)
+
+
+@bp.app_context_processor
+def _page_notices() -> dict[str, Any]:
+    return {"storage_notice": lambda: _storage_notice(_lang())}
+
+
 @bp.get("/")
 def index() -> str | tuple[str, int]:
     name = request.args.get("scenario")

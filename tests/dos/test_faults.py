@@ -236,6 +236,11 @@ def test_a_full_disk_is_507_and_not_ready_and_new_visitors_still_play() -> None:
             visitor.emit("clock", {"op": "play"})
             if not wait_until(lambda: readyz(server)[0] == 503, 10):
                 problems.append(f"/readyz on a full disk: {readyz(server)}")
+            page_status, page = request(server, "GET", "/")
+            if page_status != 200 or b'id="storage-notice"' not in page:
+                problems.append(
+                    f"the page on a full disk tells new visitors nothing ({page_status})"
+                )
             _, full = readyz(server)
             cause = full.get("checks", {}).get("database", "")
             if "No space left on device" not in cause and "full" not in cause:
@@ -243,6 +248,8 @@ def test_a_full_disk_is_507_and_not_ready_and_new_visitors_still_play() -> None:
             filler.unlink()
             if not wait_until(lambda: readyz(server)[0] == 200, 30, step=0.5):
                 problems.append(f"/readyz after the disk had room again: {readyz(server)}")
+            if b'id="storage-notice"' in request(server, "GET", "/")[1]:
+                problems.append("the page still shows the storage notice once there is room")
             visitor.close()
             if visitor.internal_errors:
                 problems.append(f"{visitor.internal_errors} internal_error answer(s)")
