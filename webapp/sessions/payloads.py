@@ -35,23 +35,26 @@ MAX_FLOAT_INT = int(sys.float_info.max)
 MAX_FLOAT_DIGITS = len(str(MAX_FLOAT_INT))
 
 
-class HugeNumber:
+class HugeNumber(float):
     """An integer of a client's JSON too long to be a float (more than 308 digits), as
     `loads` reads it: never converted (Python refuses to convert more than 4300 digits at
-    all, and a float cannot hold it), so the check of the field it is in refuses it."""
+    all, and a float cannot hold it), so the check of the field it is in refuses it
+    (`number_too_large`). It is the float ±inf, so that wherever it goes unchecked (a
+    class event forwarded to another worker as JSON) it is a number no check accepts."""
 
     __slots__ = ("digits",)
 
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
+    def __new__(cls, text: str) -> HugeNumber:
+        number = super().__new__(cls, "-inf" if text.startswith("-") else "inf")
+        number.digits = len(text.lstrip("-"))
+        return number
 
     def __repr__(self) -> str:
         return f"HugeNumber({self.digits} digits)"
 
 
 def _parse_int(text: str) -> int | HugeNumber:
-    digits = len(text.lstrip("-"))
-    return HugeNumber(digits) if digits > MAX_FLOAT_DIGITS else int(text)
+    return HugeNumber(text) if len(text.lstrip("-")) > MAX_FLOAT_DIGITS else int(text)
 
 
 def loads(text: str | bytes, **kwargs: Any) -> Any:
