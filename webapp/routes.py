@@ -284,6 +284,13 @@ def _http_error(error: HTTPException) -> Any:
     return _api_error(code, status, headers=headers or None, **params)
 
 
+class InsufficientStorage(HTTPException):
+    """507: the store cannot be written (a page route's answer; /api/* answer JSON)."""
+
+    code = 507
+    description = "The server cannot save anything right now. Try again later."
+
+
 def _internal_error(error: Exception) -> Any:
     """An exception no route answered: logged once with its traceback (it is a bug), and
     answered as JSON on /api/* (HTML elsewhere, as before)."""
@@ -292,6 +299,11 @@ def _internal_error(error: Exception) -> Any:
     cause = storage.write_fault(error)
     if cause is not None:  # a full or read-only disk, Redis down: the host's news, no bug
         storage.report_fault(current_app, cause)
+        log.warning(
+            "request %s %s: the store cannot be written: %s", request.method, request.path, cause
+        )
+        if not _is_api():
+            return InsufficientStorage()
         return _api_error("storage_unavailable", 507)
     log.exception("request %s %s failed", request.method, request.path)
     if not _is_api():
