@@ -8,13 +8,15 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 from flask_socketio import SocketIO
 from socketio.packet import Packet
 
 from . import assets, classes, metrics, realtime, routes, security, storage
+from .clients import trusted_proxies
 from .config import load_config
 from .paths import resource_dir
-from .sessions import wire
+from .sessions import payloads, wire
 
 __all__ = ["create_app", "socketio_of"]
 
@@ -28,6 +30,14 @@ class JsonPacket(Packet):
     uses_binary_events = False
 
 
+class ClientJSON(DefaultJSONProvider):
+    """Flask's JSON, reading request bodies as Socket.IO packets are read: an integer too
+    long for a float is refused by the check of its field (webapp/sessions/payloads.py)."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return payloads.loads(s, **kwargs)
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the playground app. `config` overrides the defaults in `webapp.config`."""
     app = Flask(
@@ -36,7 +46,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         template_folder=str(resource_dir("templates")),
         instance_relative_config=True,
     )
+    app.json = ClientJSON(app)
     app.config.from_mapping(load_config(config))
+    # Parsed once (ProxySettingError, a StartupError, for a count: webapp/clients.py).
+    app.config["TRUSTED_PROXY_NETWORKS"] = trusted_proxies(app.config.get("TRUSTED_PROXIES"))
     # Created here, never at module level: several apps in one test process must not
     # share a server (TECH-NOTES §2a).
     redis_url = app.config.get("REDIS_URL")

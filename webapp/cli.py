@@ -47,6 +47,7 @@ def _serve(argv: list[str]) -> int:
     if args.workers > 1 and not args.redis:
         parser.error("--workers N > 1 needs --redis URL (docs/workers.md)")
 
+    from .config import StartupError, load_config
     from .workers import serve
 
     # A Werkzeug server we own (rather than socketio.run) lets --port 0 report the real
@@ -55,7 +56,23 @@ def _serve(argv: list[str]) -> int:
     overrides: dict[str, Any] = {"WORKERS": args.workers}
     if args.redis:
         overrides["REDIS_URL"] = args.redis
-    return serve(args.host, args.port, workers=args.workers, overrides=overrides)
+    try:
+        # Settings and the database are checked here, once, before any worker is forked:
+        # a wrong one is one line naming it and why, not a traceback from every worker.
+        check_startup(load_config(overrides))
+        return serve(args.host, args.port, workers=args.workers, overrides=overrides)
+    except StartupError as error:
+        print(f"pod-playground: {error}", file=sys.stderr, flush=True)
+        return 2
+
+
+def check_startup(config: dict[str, Any]) -> None:
+    """What would stop the server from working, said before it starts (StartupError)."""
+    from .clients import trusted_proxies
+    from .storage import check_writable
+
+    trusted_proxies(config.get("TRUSTED_PROXIES"))
+    check_writable(config)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,14 +36,15 @@ DEFAULTS: dict[str, Any] = {
     "MAX_SESSIONS": 1000,  # at the limit the idlest session without a tab is freed first
     "MAX_SESSIONS_PER_CLIENT": 40,  # per client address (webapp/clients.py)
     "NEW_SESSIONS_PER_MINUTE": 30,  # per client address, in bursts of as many
-    "UNUSED_SESSION_IDLE_SECONDS": 45,
+    "UNUSED_SESSION_IDLE_SECONDS": 45,  # a never-played session is freed this soon after its tab left
     # Sessions without a tab one client keeps; past it the oldest are freed (their memory
     # returned to the system: webapp/sessions/memory.py). 0: no limit.
     "IDLE_SESSIONS_PER_CLIENT": 4,
-    "SESSION_GC_FREEZE": True,  # freeze what survives full collections (memory.py)  # a never-played session is freed this soon after its tab left
-    # Behind n reverse proxies, the client is the n-th X-Forwarded-For entry from the right;
-    # 0: X-Forwarded-For is ignored (docs/limits.md).
-    "TRUSTED_PROXIES": 0,
+    "SESSION_GC_FREEZE": True,  # freeze what survives full collections (memory.py)
+    # The reverse proxies' own addresses (IPs, CIDRs; "127.0.0.1, 10.0.0.0/8"): only a
+    # connection from one of them has its X-Forwarded-For believed (webapp/clients.py);
+    # empty: X-Forwarded-For is ignored. A count is refused (docs/limits.md).
+    "TRUSTED_PROXIES": "",
     "ACTIONS_PER_SECOND": 20,
     "TICK_SECONDS": 0.05,
     "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
@@ -91,6 +92,12 @@ DEFAULTS: dict[str, Any] = {
     "CLASS_CODE_MISSES_PER_MINUTE": 10,
 }
 
+
+class StartupError(Exception):
+    """A setting or the machine does not let the server start; `pod-playground` prints the
+    message, one line naming what and why, and exits 2 (no traceback)."""
+
+
 _ENV_INTS = (
     "WORKERS",
     "SERVER_MAX_PENDING",
@@ -103,7 +110,6 @@ _ENV_INTS = (
     "NEW_SESSIONS_PER_MINUTE",
     "UNUSED_SESSION_IDLE_SECONDS",
     "IDLE_SESSIONS_PER_CLIENT",
-    "TRUSTED_PROXIES",
     "SHARE_POSTS_PER_MINUTE",
     "SHARE_POSTS_PER_MINUTE_GLOBAL",
     "SHARE_DB_MAX_BYTES",
@@ -136,7 +142,7 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     """Defaults, then the environment, then `overrides` (the app factory's argument)."""
     config = dict(DEFAULTS)
     config["SECRET_KEY"] = secrets.token_hex(32)
-    for key in ("DB", "METRICS_TOKEN", "LOG_FORMAT"):
+    for key in ("DB", "METRICS_TOKEN", "LOG_FORMAT", "TRUSTED_PROXIES"):
         if os.environ.get(f"PLAYGROUND_{key}"):
             config["PLAYGROUND_DB" if key == "DB" else key] = os.environ[f"PLAYGROUND_{key}"]
     if os.environ.get("PLAYGROUND_REDIS_URL"):

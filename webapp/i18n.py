@@ -181,6 +181,20 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "The request failed: {http_status} {name}.",
         "zh": "请求失败：{http_status} {name}。",
     },
+    # The database or Redis cannot be written (a full or read-only disk, Redis down):
+    # webapp/storage.py write_fault, 507 on HTTP, an `error` event on the socket.
+    "storage_unavailable": {
+        "en": "The server cannot save anything right now (its storage is full or cannot be "
+        "written); nothing was changed. Try again later.",
+        "zh": "服务器现在无法保存任何内容（存储已满或无法写入）；没有做任何更改。请稍后再试。",
+    },
+    "storage_notice": {
+        "en": "This server cannot save anything right now (its storage is full or cannot be "
+        "written). You can play, but share links and classes cannot be made, and your run "
+        "may not survive a restart.",
+        "zh": "服务器现在无法保存任何内容（存储已满或无法写入）。你可以继续演练，但不能创建分享链接"
+        "和课堂，运行也可能无法在服务器重启后恢复。",
+    },
     "api_internal_error": {
         "en": "Something went wrong on the server; nothing was saved. Try again in a moment.",
         "zh": "服务器出错了，没有保存任何内容。请稍后再试。",
@@ -230,6 +244,10 @@ PROBLEMS: Final[dict[str, dict[str, str]]] = {
     "not_object": {"en": "expected a JSON object", "zh": "应为一个 JSON 对象"},
     "not_string": {"en": '"{field}" must be text', "zh": '"{field}" 必须是文本'},
     "not_number": {"en": '"{field}" must be a number', "zh": '"{field}" 必须是数字'},
+    "number_too_large": {
+        "en": '"{field}" is too large a number (at most about 1.8e308)',
+        "zh": '"{field}" 这个数太大了（最多约 1.8e308）',
+    },
     "not_boolean": {
         "en": '"{field}" must be true or false',
         "zh": '"{field}" 必须是 true 或 false',

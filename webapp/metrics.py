@@ -22,7 +22,8 @@ What is measured (each app has its own registry: several apps in one process sta
 Readiness (`readiness_of(app)`): `add_check(name, fn)` registers a check (`fn()` returns
 None when fine, or raises or returns a short reason); `start_draining()` makes /readyz
 answer 503 "draining" so that a load balancer stops sending new visitors while open
-sessions finish. The share store's check is built in.
+sessions finish. Built in: the share store answers, the database can be written (a full or
+read-only disk is "not ready"), and session records can be written (Redis, or SQLite).
 """
 
 from __future__ import annotations
@@ -368,11 +369,28 @@ def _store_check(app: Flask) -> Callable[[], None]:
     return check
 
 
+def _database_check(app: Flask) -> Callable[[], str | None]:
+    """Not ready while the database cannot be written (a full or read-only disk): a real
+    write to its folder, and the faults real writes met (webapp/storage.py DiskHealth)."""
+
+    def check() -> str | None:
+        from webapp.storage import disk_health_of
+
+        health = disk_health_of(app)
+        return None if health is None else health.problem()
+
+    return check
+
+
 def init_app(app: Flask) -> Metrics:
     """After every other part (it wraps the Socket.IO handlers and the realtime hooks)."""
     metrics = Metrics(app)
     readiness = Readiness()
     readiness.add_check("store", _store_check(app))
+    readiness.add_check("database", _database_check(app))
+    keeper = app.extensions.get("playground.records")
+    if keeper is not None:  # Redis (or SQLite) for session records (webapp/records.py)
+        readiness.add_check("records", keeper.problem)
     app.extensions["playground.metrics"] = metrics
     app.extensions["playground.readiness"] = readiness
     app.register_blueprint(bp)

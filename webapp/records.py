@@ -43,6 +43,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from webapp.manifest import parse_scenario
@@ -113,6 +114,7 @@ class RecordStore(Protocol):
     def load(self, session_id: str) -> str | None: ...
     def delete(self, session_id: str) -> None: ...
     def touch(self, session_ids: list[str]) -> None: ...
+    def probe(self) -> None: ...
 
 
 class SqliteRecords:
@@ -135,6 +137,14 @@ class SqliteRecords:
 
     def touch(self, session_ids: list[str]) -> None:
         self.table.touch(session_ids)
+
+    def probe(self) -> None:
+        """Raises if the database's folder cannot be written (a full or read-only disk)."""
+        from webapp.storage import StoreUnwritable, probe_folder
+
+        cause = probe_folder(Path(self.table.path))
+        if cause is not None:
+            raise StoreUnwritable(cause)
 
 
 class RedisRecords:
@@ -171,11 +181,16 @@ class RedisRecords:
             pipe.expire(self.key(session_id), self.ttl)
         pipe.execute()
 
+    def probe(self) -> None:
+        """Raises if Redis cannot be written (down, unreachable, out of memory, read-only)."""
+        self.client.set(f"{PREFIX}:probe", "1", px=10_000)
+
 
 # -- leases -------------------------------------------------------------------------------
 
 # KEYS: lease keys; ARGV[1]: this worker's token, ARGV[2]: the lease in ms. For each key: 1
-# if this worker holds it now (renewed, or taken back after it expired), 0 if another does.
+# if this worker holds it now (renewed), 2 if it was gone and is taken back (it expired, or
+# Redis lost its data: the record may be gone too), 0 if another worker holds it.
 _RENEW = """
 local held = {}
 for i, key in ipairs(KEYS) do
@@ -185,7 +200,7 @@ for i, key in ipairs(KEYS) do
     held[i] = 1
   elseif not owner then
     redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
-    held[i] = 1
+    held[i] = 2
   else
     held[i] = 0
   end
@@ -210,6 +225,7 @@ class RedisLeases:
         self._release = client.register_script(_RELEASE)
         self._pubsub: Any = None
         self._thread: Any = None
+        self.lapsed: list[str] = []  # the last renew's leases that were gone (taken back)
 
     @staticmethod
     def key(session_id: str) -> str:
@@ -227,6 +243,7 @@ class RedisLeases:
         held = self._renew(
             keys=[self.key(s) for s in session_ids], args=[self.token, self.lease_ms]
         )
+        self.lapsed = [s for s, x in zip(session_ids, held, strict=True) if int(x) == 2]
         return [bool(x) for x in held]
 
     def release(self, session_ids: list[str]) -> None:
@@ -293,6 +310,45 @@ class LocalLeases:
 
 # -- the keeper ---------------------------------------------------------------------------
 
+PROBE_SECONDS = 1.0  # /readyz probes the record store at most this often
+
+
+class RecordHealth:
+    """Whether records can be written (issue 26 F8): `cause` is None, or why not (Redis
+    down, a full disk). While it is set /readyz is "not ready", new sessions are served
+    from this worker without a record, and the keeper's round first probes the store; once
+    a probe passes, every session held here is written again (the store may have come back
+    empty), and only then is the keeper healthy again."""
+
+    def __init__(self) -> None:
+        self.cause: str | None = None
+        self._lock = threading.Lock()
+        self._probed_at = float("-inf")
+
+    def failed(self, error: BaseException) -> None:
+        from webapp.storage import write_fault
+
+        cause = write_fault(error) or f"{type(error).__name__}: {error}"[:200]
+        with self._lock:
+            first = self.cause is None
+            self.cause = cause
+        if first:
+            log.warning("session records cannot be written: %s", cause)
+
+    def recovered(self) -> None:
+        with self._lock:
+            was, self.cause = self.cause, None
+        if was is not None:
+            log.warning("session records can be written again; every session was rewritten")
+
+    def due_probe(self) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._probed_at < PROBE_SECONDS:
+                return False
+            self._probed_at = now
+            return True
+
 
 class Keeper:
     """Keeps the records and leases of one worker's sessions."""
@@ -321,17 +377,41 @@ class Keeper:
         self.stopped = threading.Event()
         self._started = False
         self.draining = False
+        self.health = RecordHealth()
         leases.listen(self.on_handover)
+
+    def problem(self) -> str | None:
+        """/readyz's check: None when records can be written, else why not (a probe of the
+        store at most every PROBE_SECONDS)."""
+        if self.health.due_probe():
+            try:
+                self.store.probe()
+            except Exception as error:
+                self.health.failed(error)
+            else:
+                with self._lock:
+                    nothing_to_rewrite = not self.held
+                if nothing_to_rewrite:
+                    self.health.recovered()
+        return self.health.cause
 
     # -- sessions coming and going ----------------------------------------------------------
 
     def claim(self, session: Session) -> None:
-        """A session this worker just created: its lease and its first record."""
-        self.leases.acquire(session.id)
-        with session.lock:
-            record = record_of(session)
-            key = changes(session)
-        self.store.save_many({session.id: json.dumps(record)})
+        """A session this worker just created: its lease and its first record. With the
+        store down (Redis lost, a full disk) it is served from here all the same, and
+        written by the first round that can (issue 26 F8)."""
+        try:
+            self.leases.acquire(session.id)
+            with session.lock:
+                record = record_of(session)
+                key = changes(session)
+            self.store.save_many({session.id: json.dumps(record)})
+        except Exception as error:
+            if not _store_fault(error):
+                raise
+            self.health.failed(error)
+            key = None  # not written: the next round that can writes it
         with self._lock:
             self.held[session.id] = key
 
@@ -432,6 +512,23 @@ class Keeper:
     # -- once a second ----------------------------------------------------------------------
 
     def round(self) -> None:
+        """Persist what changed and renew the leases; with the store down, nothing (the
+        next round tries again), and once it is back, everything held (issue 26 F8)."""
+        try:
+            if self.health.cause is not None:
+                self.store.probe()  # raises while it is still down
+                with self._lock:
+                    for session_id in self.held:
+                        self.held[session_id] = None  # written again, all of them
+            self._round()
+        except Exception as error:
+            if not _store_fault(error):
+                raise
+            self.health.failed(error)
+            return
+        self.health.recovered()
+
+    def _round(self) -> None:
         with self._lock:  # before the sessions: one claimed in between waits a round
             held = dict(self.held)
         sessions = {s.id: s for s in self.manager.sessions()}
@@ -470,6 +567,13 @@ class Keeper:
                 self.store.delete(session_id)
         kept = [s for s in held if s in sessions]
         lost = [s for s, ok in zip(kept, self.leases.renew(kept), strict=True) if not ok]
+        # A lease that was gone (Redis lost its data?): its record is written again.
+        lapsed = getattr(self.leases, "lapsed", ())
+        if lapsed:
+            with self._lock:
+                for session_id in lapsed:
+                    if session_id in self.held:
+                        self.held[session_id] = None
         self.store.touch(kept)
         for session_id in lost:  # another worker took it over
             with self._lock:
@@ -506,13 +610,26 @@ class Keeper:
             with session.lock:
                 records[session.id] = json.dumps(record_of(session))
                 self.manager.remove(session.id)
-        self.store.save_many(records)
+        try:
+            self.store.save_many(records)
+        except Exception as error:
+            if not _store_fault(error):
+                raise
+            self.health.failed(error)
+            log.warning("drain: %d session records could not be written", len(records))
         with self._lock:
             ids = list(self.held)
             self.held.clear()
         self.leases.release(ids)
         self.leases.stop()
         return len(records)
+
+
+def _store_fault(error: BaseException) -> bool:
+    """`error` says the record store cannot be written now (not a bug)."""
+    from webapp.storage import write_fault
+
+    return write_fault(error) is not None
 
 
 REDIS_CONNECTIONS = 100  # per worker process

@@ -72,6 +72,23 @@ def not_found_page(text_code: str, **params: Any) -> tuple[str, int]:
     return html, 404
 
 
+def _storage_notice(lang: str) -> str | None:
+    """What a new visitor is told while the database or Redis cannot be written (the
+    same checks /readyz runs: webapp/metrics.py), or None."""
+    readiness = current_app.extensions.get("playground.readiness")
+    if readiness is None:
+        return None
+    _, checks = readiness.run()
+    if all(checks.get(name, "ok") == "ok" for name in ("database", "records")):
+        return None
+    return i18n.message("storage_notice", lang)
+
+
+@bp.app_context_processor
+def _page_notices() -> dict[str, Any]:
+    return {"storage_notice": lambda: _storage_notice(_lang())}
+
+
 @bp.get("/")
 def index() -> str | tuple[str, int]:
     name = request.args.get("scenario")
@@ -267,11 +284,27 @@ def _http_error(error: HTTPException) -> Any:
     return _api_error(code, status, headers=headers or None, **params)
 
 
+class InsufficientStorage(HTTPException):
+    """507: the store cannot be written (a page route's answer; /api/* answer JSON)."""
+
+    code = 507
+    description = "The server cannot save anything right now. Try again later."
+
+
 def _internal_error(error: Exception) -> Any:
     """An exception no route answered: logged once with its traceback (it is a bug), and
     answered as JSON on /api/* (HTML elsewhere, as before)."""
     if isinstance(error, HTTPException):
         return _http_error(error)
+    cause = storage.write_fault(error)
+    if cause is not None:  # a full or read-only disk, Redis down: the host's news, no bug
+        storage.report_fault(current_app, cause)
+        log.warning(
+            "request %s %s: the store cannot be written: %s", request.method, request.path, cause
+        )
+        if not _is_api():
+            return InsufficientStorage()
+        return _api_error("storage_unavailable", 507)
     log.exception("request %s %s failed", request.method, request.path)
     if not _is_api():
         return InternalServerError()

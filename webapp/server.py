@@ -54,7 +54,7 @@ from typing import Any
 from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler
 
 from webapp import i18n
-from webapp.clients import client_address
+from webapp.clients import Proxies, client_address, is_trusted, proxies_of
 from webapp.http_keepalive import (
     KEEPALIVE_MAX_SECONDS,
     has_buffered_input,
@@ -80,7 +80,7 @@ class ServerLimits:
     max_pending_per_client: int = 256
     max_connections: int = 1000
     max_connections_per_client: int = 100
-    trusted_proxies: int = 0
+    trusted_proxies: Proxies = ()
     keepalive: float = 15.0  # an idle kept-alive connection waits this long, without a thread
 
     @classmethod
@@ -91,7 +91,7 @@ class ServerLimits:
             max_pending_per_client=int(config["SERVER_MAX_PENDING_PER_CLIENT"]),
             max_connections=int(config["SERVER_MAX_CONNECTIONS"]),
             max_connections_per_client=int(config["SERVER_MAX_CONNECTIONS_PER_CLIENT"]),
-            trusted_proxies=int(config.get("TRUSTED_PROXIES", 0)),
+            trusted_proxies=proxies_of(config),
             keepalive=keepalive_seconds(config.get("SERVER_KEEPALIVE_SECONDS", 15.0)),
         )
 
@@ -206,8 +206,9 @@ class RequestGate:
         """A connection just accepted (the accept thread: nothing here blocks), or one kept
         alive after a response (`idle_for` seconds until it is closed if nothing comes)."""
         peer = address[0] if isinstance(address, tuple) else str(address)
-        # Behind a trusted proxy every connection comes from the proxy: no per-client bound.
-        client = "" if self.limits.trusted_proxies else peer
+        # A connection from a trusted proxy carries many clients: no per-client bound here.
+        trusted = self.limits.trusted_proxies and is_trusted(peer, self.limits.trusted_proxies)
+        client = "" if trusted else peer
         with self._lock:
             full = len(self._waiting) >= self.limits.max_pending or (
                 client and self._per_client.get(client, 0) >= self.limits.max_pending_per_client

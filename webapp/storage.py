@@ -24,9 +24,12 @@ version gains the `opened_at` / `last_opened_at` columns (NULL: never opened).
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
 import hashlib
 import json
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -61,6 +64,124 @@ CREATE TABLE IF NOT EXISTS session_records (
 ) WITHOUT ROWID
 """
 _INDEX = "CREATE INDEX IF NOT EXISTS share_links_unopened ON share_links (created_at)"
+
+
+# SQLite's result codes for a store that cannot be written (sqlite3 errors carry them as
+# `sqlite_errorcode` in Python 3.11+), and the errnos of the file system under it.
+_SQLITE_FAULTS = {
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_READONLY: "the database is read-only",
+    sqlite3.SQLITE_IOERR: "the disk failed a write (I/O error)",
+    sqlite3.SQLITE_CANTOPEN: "the database file cannot be opened",
+    sqlite3.SQLITE_PERM: "the database file cannot be written (permission)",
+}
+_SQLITE_MESSAGES = (
+    ("disk is full", "the disk is full"),
+    ("readonly", "the database is read-only"),
+    ("read-only", "the database is read-only"),
+    ("disk i/o error", "the disk failed a write (I/O error)"),
+    ("unable to open database", "the database file cannot be opened"),
+)
+_OS_FAULTS = {errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EIO}
+PROBE_SECONDS = 1.0  # /readyz writes to the database's folder at most this often
+PROBE_BYTES = 64 * 1024
+FAULT_HOLD_SECONDS = 10.0  # a failed write keeps the store "not ready" at least this long
+
+
+def write_fault(error: BaseException) -> str | None:
+    """Why `error` means the store cannot be written ("the disk is full", ...), or None
+    when it is some other error (a bug: a traceback and internal_error)."""
+    if isinstance(error, sqlite3.OperationalError | sqlite3.DatabaseError):
+        code = getattr(error, "sqlite_errorcode", None)
+        if code is not None and code & 0xFF in _SQLITE_FAULTS:
+            return _SQLITE_FAULTS[code & 0xFF]
+        text = str(error).lower()
+        for words, cause in _SQLITE_MESSAGES:
+            if words in text:
+                return cause
+        return None
+    if isinstance(error, OSError) and error.errno in _OS_FAULTS:
+        return os.strerror(error.errno or 0)
+    if isinstance(error, StoreUnwritable):
+        return error.cause
+    return redis_fault(error)
+
+
+def redis_fault(error: BaseException) -> str | None:
+    """Why a Redis error means records cannot be written (it is down, unreachable, out of
+    memory or read-only), or None."""
+    try:
+        from redis import exceptions
+    except ImportError:  # pragma: no cover - redis is a dependency
+        return None
+    if isinstance(error, exceptions.ConnectionError | exceptions.TimeoutError):
+        return f"Redis cannot be reached ({type(error).__name__})"
+    if isinstance(error, exceptions.ReadOnlyError):
+        return "Redis is read-only"
+    if isinstance(error, exceptions.ResponseError) and str(error).startswith(("OOM", "MISCONF")):
+        return f"Redis refuses writes ({str(error).split(' ', 1)[0]})"
+    return None
+
+
+class StoreUnwritable(Exception):
+    """The database (or Redis) cannot be written now: 507 on HTTP, `storage_unavailable`
+    on the socket, /readyz "not ready"."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+
+
+class DiskHealth:
+    """Whether the database can be written, for /readyz and for refusals: a real write to
+    its folder (PROBE_BYTES, then deleted; at most every PROBE_SECONDS), and every fault a
+    real write met (`failed`) for FAULT_HOLD_SECONDS after it."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.monotonic) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._checked_at = float("-inf")
+        self._probe: str | None = None
+        self._fault: tuple[float, str] | None = None
+
+    def failed(self, cause: str) -> None:
+        with self._lock:
+            if self._fault is None:
+                log.warning("the database %s cannot be written: %s", self.path, cause)
+            self._fault = (self.clock(), cause)
+
+    def problem(self) -> str | None:
+        """None when the database can be written, else why not."""
+        now = self.clock()
+        with self._lock:
+            if now - self._checked_at >= PROBE_SECONDS:
+                self._checked_at = now
+                self._probe = probe_folder(self.path)
+            fault = self._fault
+            if fault is not None and self._probe is None and now - fault[0] >= FAULT_HOLD_SECONDS:
+                log.warning("the database %s can be written again", self.path)
+                self._fault = None
+            probe, fault = self._probe, self._fault
+        if probe is not None:
+            return f"{self.path}: {probe}"
+        return None if fault is None else f"{self.path}: {fault[1]}"
+
+
+def probe_folder(path: Path) -> str | None:
+    """Write PROBE_BYTES beside the database file and delete them: None, or why not."""
+    probe = path.parent / f".{path.name}.probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as handle:
+            handle.write(b"\0" * PROBE_BYTES)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        return os.strerror(error.errno) if error.errno else str(error)
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink()
+    return None
 
 
 class StorageFull(Exception):
@@ -329,22 +450,69 @@ class SessionRecordTable(SqliteFile):
 
 
 def database_path(app: Flask) -> Path:
-    configured = app.config.get("PLAYGROUND_DB")
-    return Path(configured) if configured else Path(app.instance_path) / "playground.sqlite3"
+    return path_for(app.config, app.instance_path)
+
+
+def path_for(config: Any, instance_path: str) -> Path:
+    configured = config.get("PLAYGROUND_DB")
+    return Path(configured) if configured else Path(instance_path) / "playground.sqlite3"
 
 
 def init_app(app: Flask) -> ShareStore:
     config = app.config
     max_bytes = config.get("SHARE_DB_MAX_BYTES")
     unopened_days = config.get("SHARE_UNOPENED_DAYS")
-    store = ShareStore(
-        database_path(app),
-        max_bytes=int(max_bytes) if max_bytes else None,
-        unopened_seconds=float(unopened_days) * 86400 if unopened_days else None,
-    )
-    store.sweep()  # a first sweep at start-up
+    path = database_path(app)
+    try:
+        store = ShareStore(
+            path,
+            max_bytes=int(max_bytes) if max_bytes else None,
+            unopened_seconds=float(unopened_days) * 86400 if unopened_days else None,
+        )
+        store.sweep()  # a first sweep at start-up
+    except (sqlite3.Error, OSError) as error:
+        raise startup_error(path, error) from None
     app.extensions["playground.share_store"] = store
+    app.extensions["playground.disk_health"] = DiskHealth(path)
     return store
+
+
+def report_fault(app: Flask, cause: str) -> None:
+    """A write met `cause` (a write_fault): /readyz says "not ready" for a while."""
+    health = disk_health_of(app)
+    if health is not None and not cause.startswith("Redis"):
+        health.failed(cause)
+
+
+def disk_health_of(app: Flask) -> DiskHealth | None:
+    health: DiskHealth | None = app.extensions.get("playground.disk_health")
+    return health
+
+
+def startup_error(path: Path, error: BaseException) -> Exception:
+    """The one line `pod-playground` says when the database cannot be opened for writing."""
+    from webapp.config import StartupError
+
+    cause = probe_folder(path) if path.parent.is_dir() else None
+    cause = cause or write_fault(error) or str(error)
+    return StartupError(
+        f"the database {path} cannot be written: {cause} "
+        "(PLAYGROUND_DB names the file; its folder must be writable)"
+    )
+
+
+def check_writable(config: Any) -> None:
+    """At start, before any worker is forked: the database opens and can be written
+    (StartupError, one line naming the path and the cause, if not)."""
+    path = path_for(config, Flask("webapp", instance_relative_config=True).instance_path)
+    try:
+        ShareStore(path)
+        SessionRecordTable(path).close()
+    except (sqlite3.Error, OSError) as error:
+        raise startup_error(path, error) from None
+    cause = probe_folder(path)
+    if cause is not None:
+        raise startup_error(path, OSError(cause))
 
 
 def store_of(app: Flask) -> ShareStore:

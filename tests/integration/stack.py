@@ -126,7 +126,7 @@ class Playground:
             **os.environ,
             "PYTHONUNBUFFERED": "1",
             "PLAYGROUND_DB": str(folder / "playground.sqlite3"),
-            "PLAYGROUND_TRUSTED_PROXIES": "1",
+            "PLAYGROUND_TRUSTED_PROXIES": "127.0.0.1",
             "PLAYGROUND_MAX_SESSIONS_PER_CLIENT": "500",
             "PLAYGROUND_NEW_SESSIONS_PER_MINUTE": "1000",
             "PYTHONPATH": str(ROOT),

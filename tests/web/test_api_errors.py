@@ -51,7 +51,7 @@ def test_a_failure_inside_share_is_json_not_an_html_page(
     app: Flask, http: FlaskClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     def broken(_: Any) -> str:
-        raise sqlite3.OperationalError("disk I/O error")
+        raise sqlite3.OperationalError("no such table: share_links")
 
     monkeypatch.setattr(storage.store_of(app), "put", broken)
     body = json_error(
@@ -61,6 +61,35 @@ def test_a_failure_inside_share_is_json_not_an_html_page(
     assert "<html" not in str(body).lower()
     failures = [r for r in caplog.records if r.exc_info]
     assert len(failures) == 1  # logged once, as the bug it is
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        sqlite3.OperationalError("disk I/O error"),
+        sqlite3.OperationalError("database or disk is full"),
+        sqlite3.OperationalError("attempt to write a readonly database"),
+        OSError(28, "No space left on device"),
+    ],
+)
+def test_a_store_that_cannot_be_written_is_507_not_a_bug(
+    app: Flask,
+    http: FlaskClient,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    error: Exception,
+) -> None:
+    """A full or read-only disk is the host's news (issue 26 F7): 507, no traceback."""
+
+    def broken(_: Any) -> str:
+        raise error
+
+    monkeypatch.setattr(storage.store_of(app), "put", broken)
+    body = json_error(
+        http.post("/api/share", json={"yaml": POD}, headers=ZH), 507, "storage_unavailable"
+    )
+    assert "无法保存" in body["message"]
+    assert not [r for r in caplog.records if r.exc_info]
 
 
 def test_a_failure_reading_a_share_is_json(
@@ -113,8 +142,15 @@ def test_page_routes_keep_html_errors(
     assert http.post("/").mimetype == "text/html"  # 405 on a page route
 
     def broken(_: Any) -> None:
-        raise sqlite3.OperationalError("disk I/O error")
+        raise sqlite3.OperationalError("no such table: share_links")
 
     monkeypatch.setattr(storage.store_of(app), "get", broken)
     failed = http.get("/s/aaaaaaaaaaaaaaaa")
     assert failed.status_code == 500 and failed.mimetype == "text/html"
+
+    def unreadable(_: Any) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(storage.store_of(app), "get", unreadable)
+    failed = http.get("/s/aaaaaaaaaaaaaaaa")
+    assert failed.status_code == 507 and failed.mimetype == "text/html"

@@ -15,7 +15,7 @@ from flask_socketio import SocketIOTestClient
 from tests.samples import POD
 from tests.web.fake_engine import FakeSimulation
 from webapp import create_app, socketio_of
-from webapp.clients import client_address
+from webapp.clients import Proxies, ProxySettingError, client_address, trusted_proxies
 from webapp.manifest import parse_scenario
 from webapp.realtime import realtime_of
 from webapp.sessions import Scheduler, Session, SessionManager, TooManyForClient, TooManySessions
@@ -47,25 +47,56 @@ def watched(sessions: SessionManager, client: str, tab: str) -> Session:
 # -- who the client is ------------------------------------------------------------------
 
 
+PROXY = trusted_proxies("10.0.0.1")
+TWO = trusted_proxies("10.0.0.1, 10.1.0.0/16")
+
+
 @pytest.mark.parametrize(
-    ("forwarded", "trusted", "expected"),
+    ("peer", "forwarded", "trusted", "expected"),
     [
-        (None, 0, "10.0.0.1"),
-        ("203.0.113.7", 0, "10.0.0.1"),  # not trusted: anyone can write the header
-        ("203.0.113.7", 1, "203.0.113.7"),
-        ("6.6.6.6, 203.0.113.7", 1, "203.0.113.7"),  # the client wrote 6.6.6.6 itself
-        ("6.6.6.6, 203.0.113.7, 10.1.1.1", 2, "203.0.113.7"),
-        ("203.0.113.7", 2, "10.0.0.1"),  # fewer entries than proxies: not believed
-        (None, 1, "10.0.0.1"),
+        ("10.0.0.1", None, (), "10.0.0.1"),
+        ("10.0.0.1", "203.0.113.7", (), "10.0.0.1"),  # not trusted: anyone can write the header
+        ("10.0.0.1", "203.0.113.7", PROXY, "203.0.113.7"),
+        ("10.0.0.1", "6.6.6.6, 203.0.113.7", PROXY, "203.0.113.7"),  # 6.6.6.6: the client's own
+        ("10.0.0.1", "6.6.6.6, 203.0.113.7, 10.1.1.1", TWO, "203.0.113.7"),
+        ("10.0.0.1", "6.6.6.6, 203.0.113.7, 10.1.1.1", PROXY, "10.1.1.1"),
+        ("10.0.0.1", None, PROXY, "10.0.0.1"),
+        # Straight to the port from an address that is no proxy: the header is not believed
+        # (issue 26 F10: X-Forwarded-For: 127.0.0.1 opened /metrics with a count of 1).
+        ("203.0.113.50", "127.0.0.1", PROXY, "203.0.113.50"),
+        ("203.0.113.50", "127.0.0.1", TWO, "203.0.113.50"),
+        ("::ffff:10.0.0.1", "203.0.113.7", PROXY, "203.0.113.7"),  # dual-stack socket
+        ("10.0.0.1", "10.1.2.3, 10.0.0.1", TWO, "10.1.2.3"),  # only proxies: the leftmost
     ],
 )
-def test_the_client_is_the_peer_unless_a_proxy_is_trusted(
-    forwarded: str | None, trusted: int, expected: str
+def test_the_client_is_the_peer_unless_it_is_a_trusted_proxy(
+    peer: str, forwarded: str | None, trusted: Proxies, expected: str
 ) -> None:
-    environ = {"REMOTE_ADDR": "10.0.0.1"}
+    environ = {"REMOTE_ADDR": peer}
     if forwarded is not None:
         environ["HTTP_X_FORWARDED_FOR"] = forwarded
     assert client_address(environ, trusted) == expected
+
+
+@pytest.mark.parametrize("count", [1, 2, "1", " 3 ", True])
+def test_a_count_of_proxies_is_refused_saying_what_to_write(count: object) -> None:
+    with pytest.raises(ProxySettingError, match=r"write, .* TRUSTED_PROXIES=127\.0\.0\.1"):
+        trusted_proxies(count)
+
+
+@pytest.mark.parametrize("value", [None, "", 0, "0", []])
+def test_no_trusted_proxies(value: object) -> None:
+    assert trusted_proxies(value) == ()
+
+
+def test_trusted_proxies_are_ips_and_cidrs() -> None:
+    assert [str(n) for n in trusted_proxies("127.0.0.1, ::1 10.0.0.0/8,")] == [
+        "127.0.0.1/32",
+        "::1/128",
+        "10.0.0.0/8",
+    ]
+    with pytest.raises(ProxySettingError, match="'nginx' is not an IP address"):
+        trusted_proxies("127.0.0.1,nginx")
 
 
 # -- the session manager ----------------------------------------------------------------
@@ -162,13 +193,14 @@ def app(tmp_path: Path) -> Iterator[Flask]:
         MAX_SESSIONS=10,
         MAX_SESSIONS_PER_CLIENT=4,
         NEW_SESSIONS_PER_MINUTE=1000,
-        TRUSTED_PROXIES=1,
+        TRUSTED_PROXIES="127.0.0.1",
     )
 
 
 def connect(app: Flask, address: str | None = None) -> SocketIOTestClient:
     headers = {"X-Forwarded-For": address} if address else None
-    client = socketio_of(app).test_client(app, headers=headers)
+    # Flask's test client gives the connection a peer address (127.0.0.1: the proxy).
+    client = socketio_of(app).test_client(app, headers=headers, flask_test_client=app.test_client())
     client.get_received()
     return client
 
@@ -195,7 +227,7 @@ def test_a_join_flood_from_one_address_cannot_lock_others_out(app: Flask) -> Non
 def test_new_sessions_per_minute_are_limited_per_address_in_the_clients_language(
     tmp_path: Path,
 ) -> None:
-    app = make_app(tmp_path, NEW_SESSIONS_PER_MINUTE=3, TRUSTED_PROXIES=1)
+    app = make_app(tmp_path, NEW_SESSIONS_PER_MINUTE=3, TRUSTED_PROXIES="127.0.0.1")
     realtime_of(app).creations.clock = lambda: 0.0  # frozen: no token comes back
     client = connect(app, "198.51.100.1")
     for _ in range(4):
@@ -241,7 +273,10 @@ def test_over_a_real_websocket_each_forwarded_client_has_its_own_allowance(
     from tests.web.live import Tab, serve
 
     with serve(
-        tmp_path, SESSION_ENGINE=FakeSimulation, NEW_SESSIONS_PER_MINUTE=2, TRUSTED_PROXIES=1
+        tmp_path,
+        SESSION_ENGINE=FakeSimulation,
+        NEW_SESSIONS_PER_MINUTE=2,
+        TRUSTED_PROXIES="127.0.0.1",
     ) as (_, url):
         first = Tab(url, headers={"X-Forwarded-For": "198.51.100.1"})
         second = Tab(url, headers={"X-Forwarded-For": "198.51.100.2"})

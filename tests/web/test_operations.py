@@ -114,9 +114,12 @@ def test_metrics_answer_loopback_or_a_bearer_token_only(tmp_path: Path) -> None:
         plain.test_client().get("/metrics", environ_base={"REMOTE_ADDR": "::1"}).status_code == 200
     )
     # Behind a trusted proxy, the client is the one X-Forwarded-For names, not the proxy.
-    proxied = _app(tmp_path, TRUSTED_PROXIES=1)
+    proxied = _app(tmp_path, TRUSTED_PROXIES="127.0.0.1")
     via_proxy = {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}
     assert proxied.test_client().get("/metrics", environ_base=via_proxy).status_code == 403
+    # Straight to the port from outside, a forged header is not believed (issue 26 F10).
+    forged = {"REMOTE_ADDR": "203.0.113.50", "HTTP_X_FORWARDED_FOR": "127.0.0.1"}
+    assert proxied.test_client().get("/metrics", environ_base=forged).status_code == 403
     token = _app(tmp_path, METRICS_TOKEN="s3cret-token")
     client = token.test_client()
     denied = client.get("/metrics", environ_base=OUTSIDE)
@@ -133,7 +136,9 @@ def test_readyz_reports_checks_and_draining_while_healthz_stays_up(app: Flask) -
     http = app.test_client()
     ready = http.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json == {"status": "ready", "checks": {"store": "ok"}}
+    # the share store answers, the database and the session records can be written
+    built_in = {"store": "ok", "database": "ok", "records": "ok"}
+    assert ready.json == {"status": "ready", "checks": built_in}
     readiness = readiness_of(app)
     outcome: dict[str, Any] = {"redis": None}
     readiness.add_check("redis", lambda: outcome["redis"])
@@ -142,7 +147,7 @@ def test_readyz_reports_checks_and_draining_while_healthz_stays_up(app: Flask) -
     failing = http.get("/readyz")
     assert failing.status_code == 503
     assert failing.json["status"] == "not_ready"
-    assert failing.json["checks"] == {"store": "ok", "redis": "connection refused"}
+    assert failing.json["checks"] == {**built_in, "redis": "connection refused"}
 
     def broken() -> None:
         raise OSError("disk gone")

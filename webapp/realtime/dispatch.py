@@ -12,13 +12,14 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import request
+from flask import current_app, has_app_context, request
 from flask_socketio import SocketIO
 
 from webapp.clients import current_client
 from webapp.realtime.state import Realtime, Refusal, refusal_for
 from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
+from webapp.storage import report_fault, write_fault
 
 log = logging.getLogger("webapp.realtime")
 
@@ -70,7 +71,14 @@ def answered(rt: Realtime, event: str, sid: str, work: Callable[[], None]) -> No
         rt.refuse(sid, refusal)
         for hook in rt.refusals:
             hook(event, sid, refusal)
-    except Exception:
+    except Exception as error:
+        cause = write_fault(error)
+        if cause is not None:  # a full or read-only disk, Redis down: said, not a bug
+            log.warning("%s: the store cannot be written: %s", event, cause)
+            if has_app_context():
+                report_fault(current_app, cause)
+            rt.refuse(sid, Refusal("storage_unavailable"))
+            return
         log.exception("%s handler failed", event)
         rt.refuse(sid, Refusal("internal_error"))
 

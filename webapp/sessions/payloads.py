@@ -6,7 +6,9 @@ A failed check raises `PayloadProblem(code, **params)`; `code` is a key of
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +29,40 @@ ACTION_WORDS = frozenset(
 )
 MAX_ACTIONS = 1000
 MAX_SHORT_TEXT = 256  # names, ids, container names: anything that is not YAML
+# The largest integer a float holds (about 1.8e308, 309 digits); larger ones are refused
+# at the door (`finite`), and longer ones are never even converted (`loads`).
+MAX_FLOAT_INT = int(sys.float_info.max)
+MAX_FLOAT_DIGITS = len(str(MAX_FLOAT_INT))
+
+
+class HugeNumber(float):
+    """An integer of a client's JSON too long to be a float (more than 308 digits), as
+    `loads` reads it: never converted (Python refuses to convert more than 4300 digits at
+    all, and a float cannot hold it), so the check of the field it is in refuses it
+    (`number_too_large`). It is the float ±inf, so that wherever it goes unchecked (a
+    class event forwarded to another worker as JSON) it is a number no check accepts."""
+
+    __slots__ = ("digits",)
+
+    def __new__(cls, text: str) -> HugeNumber:
+        number = super().__new__(cls, "-inf" if text.startswith("-") else "inf")
+        number.digits = len(text.lstrip("-"))
+        return number
+
+    def __repr__(self) -> str:
+        return f"HugeNumber({self.digits} digits)"
+
+
+def _parse_int(text: str) -> int | HugeNumber:
+    return HugeNumber(text) if len(text.lstrip("-")) > MAX_FLOAT_DIGITS else int(text)
+
+
+def loads(text: str | bytes, **kwargs: Any) -> Any:
+    """`json.loads` for what clients send (Socket.IO packets, HTTP bodies): an integer of
+    more than 308 digits is a `HugeNumber`, for the field's check to refuse with its name,
+    instead of a ValueError for the whole message (over 4300 digits) or an OverflowError
+    later in a check (309 to 4300)."""
+    return json.loads(text, parse_int=_parse_int, **kwargs)
 
 
 class PayloadProblem(ValueError):
@@ -89,10 +125,25 @@ def number(payload: dict[str, Any], field: str) -> float:
     value = payload.get(field)
     if value is None:
         raise PayloadProblem("missing", field=field)
+    return finite(value, field)
+
+
+def finite(value: Any, field: str) -> float:
+    """A number from a client as a float, or `not_number` / `number_too_large` naming
+    `field`. The door for every number: JSON's integers have no bound, and one of more
+    than 308 digits has no float (`math.isfinite` and `float` raise OverflowError on it)."""
+    if isinstance(value, HugeNumber):
+        raise PayloadProblem("number_too_large", field=field)
     # bool is an int in Python, never a number on the wire.
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise PayloadProblem("not_number", field=field)
-    return float(value)
+    if isinstance(value, int):
+        if not -MAX_FLOAT_INT <= value <= MAX_FLOAT_INT:
+            raise PayloadProblem("number_too_large", field=field)
+        return float(value)
+    if not math.isfinite(value):
+        raise PayloadProblem("not_number", field=field)
+    return value
 
 
 def check_action(value: Any, *, yaml_limit: int, timed: bool) -> dict[str, Any]:
@@ -113,9 +164,9 @@ def check_action(value: Any, *, yaml_limit: int, timed: bool) -> dict[str, Any]:
         utf8_size(key, "action")  # a lone surrogate in a field name
         if isinstance(item, str):
             text(action, key, limit=yaml_limit if key == "yaml" else MAX_SHORT_TEXT)
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise PayloadProblem("not_number", field=key)
-        elif item is not None and not isinstance(item, bool | int | float):
+        elif isinstance(item, int | float | HugeNumber) and not isinstance(item, bool):
+            finite(item, key)
+        elif item is not None and not isinstance(item, bool):
             raise PayloadProblem("not_string", field=key)
     return action
 

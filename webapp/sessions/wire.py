@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from webapp.sessions.payloads import loads as client_loads
+
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
 
 
@@ -20,7 +22,9 @@ def encode(value: Any) -> str:
     return _encode(value)
 
 
-loads = json.loads
+# What tabs send is read with the client reader: a too-long integer is refused by the check
+# of its field, by name (webapp/sessions/payloads.py `loads`).
+loads = client_loads
 
 # A snapshot's transitions as a table (`join {transitions: "table"}`; docs/limits.md,
 # "Snapshot size"): the same records without their keys repeated, a third smaller. The

@@ -1,0 +1,105 @@
+"""Redis lost under two workers, and back empty (issue 26 F8), all started by the test
+(tests/integration/stack.py): while Redis is down /readyz says "not ready" and a new tab
+still gets a session (served by its worker, never internal_error); once Redis is back with
+nothing in it, every live session's record is written again, so a later `kill -9` of the
+workers loses no tab's session, paused ones included (before: 4 of 34 were lost).
+
+Nothing here asserts on wall-clock time; waits only stop a hung test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.integration.stack import Playground, Redis, Tab, need_binaries
+
+pytestmark = pytest.mark.slow
+
+TABS = 12
+SCENARIO = "crash-loop-backoff"
+
+
+def readyz(url: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(f"{url}/readyz", timeout=10) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def steady(url: str, status: int) -> bool:
+    """/readyz answers `status` four times in a row (each worker caches its probe of
+    Redis for up to a second, and either worker may answer)."""
+    return all(readyz(url)[0] == status for _ in range(4))
+
+
+def wait_for(predicate, timeout: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return bool(predicate())
+
+
+def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
+    need_binaries()
+    redis = Redis(tmp_path / "redis")
+    playground = Playground(tmp_path / "playground", redis.url)
+    url = f"http://127.0.0.1:{playground.port}"
+    tabs: list[Tab] = []
+    try:
+        tabs = [Tab(url, SCENARIO) for _ in range(TABS)]
+        for tab in tabs:
+            tab.wait(lambda t: t.session is not None)
+            tab.client.emit("clock", {"op": "speed", "value": 10})
+            tab.client.emit("clock", {"op": "play"})
+        for i, tab in enumerate(tabs):
+            tab.wait(lambda t: t.now >= 3)
+            if i % 2:  # half of them paused: nothing changes, so nothing is rewritten
+                tab.client.emit("clock", {"op": "pause"})
+                tab.wait(lambda t: not t.clock.get("playing"))
+        assert readyz(url)[0] == 200
+        # Redis dies (kill -9: nothing saved) ...
+        redis.process.send_signal(signal.SIGKILL)
+        redis.process.wait(10)
+        assert wait_for(lambda: steady(url, 503)), readyz(url)
+        status, down = readyz(url)
+        print(f"\nF8: /readyz with Redis down: {status} {down}")
+        assert down["status"] == "not_ready" and "Redis" in down["checks"]["records"], down
+        # ... a new tab still gets a session, or a clear error; never internal_error.
+        newcomer = Tab(url, SCENARIO)
+        newcomer.wait(lambda t: t.session is not None or t.errors, timeout=30)
+        assert all(e.get("code") != "internal_error" for e in newcomer.errors), newcomer.errors
+        if newcomer.session is not None:
+            tabs.append(newcomer)
+        else:
+            newcomer.close()
+        # ... and comes back empty on the same port.
+        shutil.rmtree(redis.folder)
+        redis = Redis(tmp_path / "redis-again", port=redis.port)
+        assert wait_for(lambda: steady(url, 200)), readyz(url)
+        time.sleep(2.5)  # two rounds of records (one writes everything again)
+        before = {i: (tab.session, len(tab.snapshots)) for i, tab in enumerate(tabs)}
+        for pid in playground.worker_pids():
+            os.kill(pid, signal.SIGKILL)
+        for i, tab in enumerate(tabs):
+            tab.wait(lambda t, i=i: len(t.snapshots) > before[i][1], timeout=60)
+        lost = [i for i, tab in enumerate(tabs) if tab.snapshots[-1]["session"] != before[i][0]]
+        print(f"F8: after Redis came back empty and kill -9: {len(lost)} of {len(tabs)} lost")
+        assert not lost
+        assert all(e.get("code") != "internal_error" for t in tabs for e in t.errors)
+    finally:
+        for tab in tabs:
+            tab.close()
+        playground.stop()
+        redis.stop()
