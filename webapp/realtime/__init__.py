@@ -80,6 +80,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         cpu_burst=float(config["SESSION_CPU_BURST_SECONDS"]),
         client_cpu_rate=float(config["CLIENT_CPU_SHARE"]),
         client_cpu_burst=float(config["CLIENT_CPU_BURST_SECONDS"]),
+        max_action_bytes=int(config["SESSION_ACTION_BYTES"]) or None,
     )
     rt = Realtime(
         socketio=socketio,
