@@ -27,7 +27,9 @@ CRASH_LOOP = (ROOT / "scenarios" / "crash-loop-backoff.yaml").read_text()
 
 
 def config_map(size: int, name: str = "big", fill: str = "x") -> str:
-    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: {fill * size}\n"
+    return (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: {fill * size}\n"
+    )
 
 
 def make_app(db: Path, **config: Any) -> Flask:
@@ -269,5 +271,7 @@ def test_a_checkpoint_does_not_pickle_the_action_log_again() -> None:
     large.advance(30)
     assert list(restored.transitions) == list(large.transitions)
     state = len(zlib.decompress(b.state))
-    print(f"checkpoint state {state} bytes after 20 applies of 60 KB ({len(zlib.decompress(a.state))} after 20 of 10 bytes)")
+    print(
+        f"checkpoint state {state} bytes after 20 applies of 60 KB ({len(zlib.decompress(a.state))} after 20 of 10 bytes)"
+    )
     assert state < len(zlib.decompress(a.state)) + 2 * 60_000  # the ConfigMap, not 20 x 60 KB
