@@ -132,16 +132,14 @@ def write_of(session: Session, written: Written | None) -> tuple[RecordWrite, Wr
     after. Takes the timeline for the record (`Session.marks`): the caller writes it, or
     forgets `written` (the next write is whole)."""
     count = session.timeline_length()
-    kept = None if written is None or written.history != session.history else (
-        session.marks.delta(RECORD, count))  # fmt: skip
     if written is None or written.history != session.history:
         write = RecordWrite(head="", base=json.dumps(base_of(session)),
                             add=[json.dumps(a) for a in session.actions])  # fmt: skip
-    elif kept is None:
-        write = RecordWrite(head="", keep=count, drop=written.count)
     else:
-        add = [json.dumps(a) for a in session.timeline_from(kept)]
-        write = RecordWrite(head="", keep=kept, add=add, drop=written.count)
+        kept = session.marks.delta(RECORD, count)  # None: the rows are as they are now
+        keep = count if kept is None else kept
+        add = [json.dumps(a) for a in session.timeline_from(keep)]
+        write = RecordWrite(head="", keep=keep, add=add, drop=written.count)
     session.marks.take(RECORD, count)
     write.head = json.dumps(head_of(session, count))
     return write, Written(changes(session), session.history, count)
