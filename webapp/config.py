@@ -49,7 +49,10 @@ DEFAULTS: dict[str, Any] = {
     "TICK_SECONDS": 0.05,
     "SESSION_END_SECONDS": 2 * 60 * 60,  # virtual seconds; a session pauses there
     "SESSION_TICK_BUDGET": 800,  # ticks a second for all playing sessions together
-    "SESSION_SCHEDULER": True,  # False: tests call Scheduler.tick(wall_now) themselves
+    "SESSION_SCHEDULER": True,
+    # The text a session's action log may hold, in bytes (an `apply` carries its YAML): what a
+    # share link's body holds beside a scenario of SHARE_MAX_TEXT_BYTES (docs/limits.md).
+    "SESSION_ACTION_BYTES": 192 * 1024,  # False: tests call Scheduler.tick(wall_now) themselves
     # A session's share of the CPU (docs/limits.md): thread CPU seconds its commands and its
     # pacing may use per wall second on average, and at once. Past it, commands wait.
     "SESSION_CPU_SHARE": 0.25,
@@ -116,6 +119,7 @@ _ENV_INTS = (
     "SHARE_UNOPENED_DAYS",
     "ACTIONS_PER_SECOND",
     "SESSION_TICK_BUDGET",
+    "SESSION_ACTION_BYTES",
     "CLASS_MAX_STUDENTS",
     "CLASS_IDLE_SECONDS",
     "CLASSES_PER_HOUR",

@@ -358,6 +358,11 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "en": "This run already has {limit} actions; start it again to act further.",
         "zh": "这次运行已经有 {limit} 个操作了；请重新开始后再继续操作。",
     },
+    "too_much_action_text": {
+        "en": "This run's actions already hold about {limit} KiB of text (the limit); "
+        "start it again to act further.",
+        "zh": "这次运行的操作已经包含约 {limit} KiB 的文本（上限）；请重新开始后再继续操作。",
+    },
     "bad_force": {"en": "force must be true or false.", "zh": "force 只能是 true 或 false。"},
     "bad_container": {
         "en": "Name one of the Pod's containers.",

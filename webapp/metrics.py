@@ -17,7 +17,8 @@ What is measured (each app has its own registry: several apps in one process sta
   HTTP ones like `share_cpu_busy` too), share links created;
 - gauges read at scrape time: sessions by state (playing, paused), open tabs, Socket.IO
   connections, HTTP connections being served and waiting (webapp/server.py), the share
-  store's size, and readiness.
+  store's size, the session records written (bytes, writes: webapp/records.py), and
+  readiness.
 
 Readiness (`readiness_of(app)`): `add_check(name, fn)` registers a check (`fn()` returns
 None when fine, or raises or returns a short reason); `start_draining()` makes /readyz
@@ -45,7 +46,7 @@ from prometheus_client import (
     disable_created_metrics,
 )
 from prometheus_client import generate_latest as render_metrics
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from webapp.clients import current_client
@@ -189,6 +190,18 @@ class _StateCollector(Collector):
                 yield GaugeMetricFamily(
                     "playground_share_store_bytes", "Size of the share link store.", value=used
                 )
+        keeper = app.extensions.get("playground.records")
+        if keeper is not None:
+            yield CounterMetricFamily(
+                "playground_session_record_bytes",
+                "Bytes of session records written to the store (the parts' JSON).",
+                value=keeper.bytes_written,
+            )
+            yield CounterMetricFamily(
+                "playground_session_record_writes",
+                "Session records written (one session's parts in one write).",
+                value=keeper.records_written,
+            )
         readiness = app.extensions.get("playground.readiness")
         if readiness is not None:
             yield GaugeMetricFamily(

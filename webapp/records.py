@@ -8,7 +8,14 @@ keeper.round()                        # once a second: persist what changed, ren
 keeper.drain()                        # SIGTERM: persist everything, let every lease go
 
 A *record* is a session's scenario text, its action timeline (past and kept future), its
-virtual time, its clock (playing, speed) and its sequence number, as JSON. Because the
+virtual time, its clock (playing, speed) and its sequence number, as JSON, in parts
+written as they change (issue 26, F9: a record rewritten whole every second grew with the
+history, 10 MB after 150 applies of a 60 KB ConfigMap): the *base* (id, scenario text,
+seed) once per history, one *row* per action of the timeline, appended (an action after a
+seek back deletes the rows of the kept future it replaces: `Session.marks`), and the small
+*head* (time, clock, seq, the history's number and how many rows) each round the session
+moved. A record of the first format (one JSON text, `"v": 1`) still loads, and is written
+again in parts by its next holder (`RecordWrite`, `assemble`). Because the
 engine is deterministic, `Simulation.replay(scenario, actions, until=now, seed)` rebuilds
 the session exactly: the same transitions, events and views. (The engine's checkpoints
 share their logs with the run they came from, so they cannot leave the process: a rebuild
@@ -17,9 +24,12 @@ replays from second 0; its CPU is charged to the session like any join.)
 Records are written by one thread per worker (`round`), at most once a second and only
 for sessions whose sequence number, clock or timeline moved since their last record, plus
 at once when a session is created, handed over or drained. Where they go:
-- with Redis (`--redis URL`): `playground:record:<id>`, expiring after the idle time;
-- without: the `session_records` table of the SQLite database (webapp/storage.py), so
-  one process resumes its sessions after a restart.
+- with Redis (`--redis URL`): the hash `playground:session:<id>` (fields `base`, `head`,
+  `a0`, `a1`, ...), expiring after the idle time; the first format's string
+  `playground:record:<id>` is still read;
+- without: the `session_record_rows` table of the SQLite database (webapp/storage.py; the
+  first format's `session_records` is still read), so one process resumes its sessions
+  after a restart.
 
 A *lease* says which worker serves a session: `playground:lease:<id>` holds the worker's
 token for LEASE_MS, set with `SET NX PX` and renewed each round by a Lua compare-and-renew
@@ -43,15 +53,17 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from webapp.manifest import parse_scenario
 from webapp.sessions import Session, SessionManager, slices
+from webapp.sessions.session import RECORD
 
 log = logging.getLogger(__name__)
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 1: one JSON text rewritten whole (still read)
 SESSION_ID = re.compile(r"[A-Za-z0-9_-]{32}")  # webapp.sessions.session.new_session_id
 LEASE_MS = 3000
 PERSIST_SECONDS = 1.0
@@ -67,33 +79,99 @@ class SessionElsewhere(Exception):
 # -- records ------------------------------------------------------------------------------
 
 
-def record_of(session: Session) -> dict[str, Any]:
-    """The session's record (under its lock)."""
-    sim = session.sim
+@dataclass
+class RecordWrite:
+    """What one write puts in a session's record: its `base` again (its first write, or a
+    new history: every part written before goes), or else the action rows from `keep` on
+    (the record had `drop` rows; those from `keep` go), then the rows `add` from `keep`
+    on, and always its `head`. Each part is JSON (ASCII: its length is its bytes)."""
+
+    head: str
+    keep: int = 0
+    add: list[str] = field(default_factory=list)
+    drop: int = 0
+    base: str | None = None
+
+    @property
+    def size(self) -> int:
+        """Bytes written (the parts' JSON)."""
+        return len(self.head) + sum(map(len, self.add)) + len(self.base or "")
+
+
+class Written(NamedTuple):
+    """What a session's record says, as the keeper last wrote it."""
+
+    key: tuple[Any, ...]  # changes(session) then
+    history: int  # session.history then (a restart writes the base again)
+    count: int  # action rows
+
+
+def base_of(session: Session) -> dict[str, Any]:
+    return {"v": RECORD_VERSION, "id": session.id, "yaml": session.scenario.text,
+            "seed": session.seed}  # fmt: skip
+
+
+def head_of(session: Session, count: int) -> dict[str, Any]:
     return {
         "v": RECORD_VERSION,
-        "id": session.id,
-        "yaml": session.scenario.text,
-        "actions": list(sim.actions),
-        "future": list(session.future),
-        "now": sim.now,
+        "history": session.history,
+        "count": count,
+        "now": session.sim.now,
         # A seek still running in slices goes on after a hand-over, a drain or a crash.
         "seekTarget": session.seek_target,
         "seq": session.seq,
         "playing": session.clock.playing,
         "speed": session.clock.speed,
-        "seed": session.seed,
         "used": session.used,
         "owner": session.owner,  # a class's run: never resumed by `join {session}`
         "savedAt": time.time(),
     }
 
 
+def write_of(session: Session, written: Written | None) -> tuple[RecordWrite, Written]:
+    """Under the session's lock: what to write of its record, given what it says now
+    (None: nothing this keeper knows of; the whole record is written), and what it says
+    after. Takes the timeline for the record (`Session.marks`): the caller writes it, or
+    forgets `written` (the next write is whole)."""
+    count = session.timeline_length()
+    if written is None or written.history != session.history:
+        write = RecordWrite(head="", base=json.dumps(base_of(session)),
+                            add=[json.dumps(a) for a in session.actions])  # fmt: skip
+    else:
+        kept = session.marks.delta(RECORD, count)  # None: the rows are as they are now
+        keep = count if kept is None else kept
+        add = [json.dumps(a) for a in session.timeline_from(keep)]
+        write = RecordWrite(head="", keep=keep, add=add, drop=written.count)
+    session.marks.take(RECORD, count)
+    write.head = json.dumps(head_of(session, count))
+    return write, Written(changes(session), session.history, count)
+
+
+def assemble(base: str, head: str, rows: list[str]) -> dict[str, Any] | None:
+    """A record of parts as one dict (the first format's shape: `actions` is the whole
+    timeline, `future` empty); None when its rows are not the `count` its head says."""
+    record: dict[str, Any] = {**json.loads(base), **json.loads(head)}
+    if len(rows) < int(record["count"]):
+        log.warning("a session record lacks action rows; it is not resumed")
+        return None
+    record["actions"] = [json.loads(row) for row in rows[: int(record["count"])]]
+    record["future"] = []
+    return record
+
+
+def record_of(session: Session) -> dict[str, Any]:
+    """The session's whole record now, as `assemble` gives it back (under its lock)."""
+    count = session.timeline_length()
+    return {**base_of(session), **head_of(session, count), "actions": session.actions,
+            "future": []}  # fmt: skip
+
+
 def changes(session: Session) -> tuple[Any, ...]:
     """What a new record is written for: read without the lock (a stale read only delays
     the record by a round)."""
     clock = session.clock
-    return (session.seq, clock.playing, clock.speed, len(session.future), session.sim.now)
+    return (session.seq, clock.playing, clock.speed, len(session.future), session.sim.now,
+            session.history)  # fmt: skip
 
 
 def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, list[Any], float]:
@@ -110,8 +188,8 @@ def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, li
 
 
 class RecordStore(Protocol):
-    def save_many(self, records: dict[str, str]) -> None: ...
-    def load(self, session_id: str) -> str | None: ...
+    def write_many(self, writes: dict[str, RecordWrite]) -> None: ...
+    def load(self, session_id: str) -> dict[str, Any] | None: ...
     def delete(self, session_id: str) -> None: ...
     def touch(self, session_ids: list[str]) -> None: ...
     def probe(self) -> None: ...
@@ -125,12 +203,18 @@ class SqliteRecords:
         self.idle_seconds = idle_seconds
         table.sweep(idle_seconds)
 
-    def save_many(self, records: dict[str, str]) -> None:
-        self.table.save_many(records)
+    def write_many(self, writes: dict[str, RecordWrite]) -> None:
+        self.table.write_many(writes)
 
-    def load(self, session_id: str) -> str | None:
-        text: str | None = self.table.load(session_id)
-        return text
+    def load(self, session_id: str) -> dict[str, Any] | None:
+        parts = self.table.load(session_id)
+        if parts is None:
+            return None
+        if isinstance(parts, str):  # the first format: one JSON text
+            record: dict[str, Any] = json.loads(parts)
+            return record
+        base, head, rows = parts
+        return assemble(base, head, rows)
 
     def delete(self, session_id: str) -> None:
         self.table.delete(session_id)
@@ -148,7 +232,9 @@ class SqliteRecords:
 
 
 class RedisRecords:
-    """Records in Redis, each expiring `ttl_seconds` after it was last written or touched."""
+    """Records in Redis: a hash per session (`base`, `head`, `a<n>` per action row),
+    expiring `ttl_seconds` after it was last written or touched; each write is one
+    MULTI/EXEC, so a record is never seen half written."""
 
     def __init__(self, client: Any, ttl_seconds: float) -> None:
         self.client = client
@@ -156,22 +242,47 @@ class RedisRecords:
 
     @staticmethod
     def key(session_id: str) -> str:
+        return f"{PREFIX}:session:{session_id}"
+
+    @staticmethod
+    def old_key(session_id: str) -> str:
+        """The first format's record: one JSON string."""
         return f"{PREFIX}:record:{session_id}"
 
-    def save_many(self, records: dict[str, str]) -> None:
-        if not records:
+    def write_many(self, writes: dict[str, RecordWrite]) -> None:
+        if not writes:
             return
-        pipe = self.client.pipeline(transaction=False)
-        for session_id, body in records.items():
-            pipe.set(self.key(session_id), body, ex=self.ttl)
+        pipe = self.client.pipeline(transaction=True)
+        for session_id, write in writes.items():
+            key = self.key(session_id)
+            fields = {"head": write.head}
+            if write.base is not None:
+                pipe.delete(key, self.old_key(session_id))
+                fields["base"] = write.base
+            elif write.drop > write.keep:
+                pipe.hdel(key, *(f"a{n}" for n in range(write.keep, write.drop)))
+            fields.update({f"a{write.keep + i}": row for i, row in enumerate(write.add)})
+            pipe.hset(key, mapping=fields)
+            pipe.expire(key, self.ttl)
         pipe.execute()
 
-    def load(self, session_id: str) -> str | None:
-        value = self.client.get(self.key(session_id))
-        return None if value is None else value.decode("utf-8")
+    def load(self, session_id: str) -> dict[str, Any] | None:
+        parts = self.client.hgetall(self.key(session_id))
+        if parts:
+            text = {k.decode("utf-8"): v.decode("utf-8") for k, v in parts.items()}
+            if "base" not in text or "head" not in text:
+                return None
+            count = int(json.loads(text["head"]).get("count", 0))
+            rows = [text[f"a{n}"] for n in range(count) if f"a{n}" in text]
+            return assemble(text["base"], text["head"], rows)
+        value = self.client.get(self.old_key(session_id))
+        if value is None:
+            return None
+        record: dict[str, Any] = json.loads(value.decode("utf-8"))
+        return record
 
     def delete(self, session_id: str) -> None:
-        self.client.delete(self.key(session_id))
+        self.client.delete(self.key(session_id), self.old_key(session_id))
 
     def touch(self, session_ids: list[str]) -> None:
         if not session_ids:
@@ -179,6 +290,7 @@ class RedisRecords:
         pipe = self.client.pipeline(transaction=False)
         for session_id in session_ids:
             pipe.expire(self.key(session_id), self.ttl)
+            pipe.expire(self.old_key(session_id), self.ttl)
         pipe.execute()
 
     def probe(self) -> None:
@@ -371,8 +483,13 @@ class Keeper:
         self.hang_up = hang_up
         self.interval = interval
         self.handover_wait = handover_wait
-        self.held: dict[str, tuple[Any, ...] | None] = {}  # id -> what its record says
+        # id -> what its record says (None: not written by this keeper yet; whole next time)
+        self.held: dict[str, Written | None] = {}
+        # What was written (the parts' JSON bytes, sessions' records), for /metrics.
+        self.bytes_written = 0
+        self.records_written = 0
         self._lock = threading.Lock()
+        self._writing = threading.RLock()  # one record writer at a time (see round)
         self._resuming: dict[str, threading.Lock] = {}
         self.stopped = threading.Event()
         self._started = False
@@ -400,20 +517,39 @@ class Keeper:
     def claim(self, session: Session) -> None:
         """A session this worker just created: its lease and its first record. With the
         store down (Redis lost, a full disk) it is served from here all the same, and
-        written by the first round that can (issue 26 F8)."""
+        written whole by the first round that can (issue 26 F8)."""
         try:
             self.leases.acquire(session.id)
-            with session.lock:
-                record = record_of(session)
-                key = changes(session)
-            self.store.save_many({session.id: json.dumps(record)})
+            with session.lock, self._writing:
+                write, written = write_of(session, None)
+                try:
+                    self._write({session.id: write})
+                except BaseException:
+                    written = None
+                    raise
+                finally:
+                    with self._lock:
+                        self.held[session.id] = written
         except Exception as error:
             if not _store_fault(error):
                 raise
             self.health.failed(error)
-            key = None  # not written: the next round that can writes it
-        with self._lock:
-            self.held[session.id] = key
+            with self._lock:
+                self.held[session.id] = None  # not written: the next round writes it whole
+
+    def _write(self, writes: dict[str, RecordWrite]) -> None:
+        """Write to the store; if that fails, the next write of these sessions is whole
+        (what the store holds of them is not known any more)."""
+        try:
+            self.store.write_many(writes)
+        except BaseException:
+            with self._lock:
+                for session_id in writes:
+                    if session_id in self.held:
+                        self.held[session_id] = None
+            raise
+        self.bytes_written += sum(write.size for write in writes.values())
+        self.records_written += len(writes)
 
     def resume(self, session_id: str, *, sid: str | None, client: str) -> Session | None:
         """Rebuild session `session_id` from its record for tab `sid` (None: for no tab
@@ -470,7 +606,7 @@ class Keeper:
         if text is None:
             self.leases.release([session_id])
             return None
-        record = json.loads(text)
+        record = text
         sim, timeline, until = rebuild(self.engine(), record, end=self.manager.end_seconds)
         session = self.manager.create(sim, timeline, client=client, tab=sid, session_id=session_id)
         with session.lock:
@@ -485,9 +621,10 @@ class Keeper:
             far = float(target) if isinstance(target, (int, float)) and target > until else until
             slices.begin_seek(session, far)
             slices.run_slice(session)
-            key = changes(session)
         with self._lock:
-            self.held[session_id] = key
+            # written whole next round: the record may be of the first format, or another
+            # worker's (it says nothing of this session's marks)
+            self.held[session_id] = None
         log.info("resumed a session from its record at %.1f s", until)
         return session
 
@@ -499,8 +636,11 @@ class Keeper:
         session = self.manager.get(session_id)
         if session is None:
             return
-        with session.lock:
-            self.store.save_many({session_id: json.dumps(record_of(session))})
+        with session.lock, self._writing:
+            with self._lock:
+                written = self.held.get(session_id)
+            write, _ = write_of(session, written)
+            self._write({session_id: write})
             with self._lock:
                 self.held.pop(session_id, None)
             self.manager.remove(session_id)
@@ -529,37 +669,40 @@ class Keeper:
         self.health.recovered()
 
     def _round(self) -> None:
-        with self._lock:  # before the sessions: one claimed in between waits a round
-            held = dict(self.held)
-        sessions = {s.id: s for s in self.manager.sessions()}
-        due: dict[str, str] = {}
-        marks: dict[str, tuple[Any, ...]] = {}
-        for session_id, session in sessions.items():
-            if session_id not in held:
-                # Made here without `claim` (a class hand-out): kept from now on.
-                if self.draining or not self.leases.acquire(session_id):
+        # Writing: one writer at a time (a hand-over or a claim waits), so what the held
+        # marks say is what the store has.
+        with self._writing:
+            with self._lock:  # before the sessions: one claimed in between waits a round
+                held = dict(self.held)
+            sessions = {s.id: s for s in self.manager.sessions()}
+            due: dict[str, RecordWrite] = {}
+            marks: dict[str, Written] = {}
+            for session_id, session in sessions.items():
+                if session_id not in held:
+                    # Made here without `claim` (a class hand-out): kept from now on.
+                    if self.draining or not self.leases.acquire(session_id):
+                        continue
+                    with self._lock:
+                        self.held.setdefault(session_id, None)
+                elif (written := held[session_id]) is not None and changes(session) == written.key:
                     continue
-                with self._lock:
-                    self.held.setdefault(session_id, None)
-            elif changes(session) == held[session_id]:
-                continue
-            if not session.lock.acquire(blocking=False):
-                continue  # busy: the next round writes it
-            try:
-                due[session_id] = json.dumps(record_of(session))
-                marks[session_id] = changes(session)
-            finally:
-                session.lock.release()
-        self.store.save_many(due)
-        with self._lock:
-            for session_id, mark in marks.items():
-                if session_id in self.held:
-                    self.held[session_id] = mark
-            # Held but no longer in the manager: reaped or evicted. (A hand-over stops
-            # holding a session before the manager lets it go, so it is never counted.)
-            gone = [key for key in held if key not in sessions and key in self.held]
-            for session_id in gone:
-                del self.held[session_id]
+                if not session.lock.acquire(blocking=False):
+                    continue  # busy: the next round writes it
+                try:
+                    due[session_id], marks[session_id] = write_of(session, held.get(session_id))
+                finally:
+                    session.lock.release()
+            if due:
+                self._write(due)
+            with self._lock:
+                for session_id, mark in marks.items():
+                    if session_id in self.held:
+                        self.held[session_id] = mark
+                # Held but no longer in the manager: reaped or evicted. (A hand-over stops
+                # holding a session before the manager lets it go, so it is never counted.)
+                gone = [key for key in held if key not in sessions and key in self.held]
+                for session_id in gone:
+                    del self.held[session_id]
         # Freed here (idle, or evicted for room): nobody resumes them any more.
         if gone:
             self.leases.release(gone)
@@ -605,13 +748,16 @@ class Keeper:
         Returns how many were persisted."""
         self.draining = True
         self.stopped.set()
-        records: dict[str, str] = {}
+        records: dict[str, RecordWrite] = {}
         for session in self.manager.sessions():
-            with session.lock:
-                records[session.id] = json.dumps(record_of(session))
+            with session.lock, self._writing:  # in this order, as a claim takes them
+                with self._lock:
+                    written = self.held.get(session.id)
+                records[session.id], _ = write_of(session, written)
                 self.manager.remove(session.id)
         try:
-            self.store.save_many(records)
+            with self._writing:
+                self._write(records)
         except Exception as error:
             if not _store_fault(error):
                 raise

@@ -109,6 +109,10 @@ export function applySnapshot(prev, msg) {
  */
 export function applyTick(prev, tick) {
   if (prev.seq < 0 || tick.seq !== prev.seq + 1) return { state: prev, resync: true };
+  const delta = tick.actionsDelta;
+  // The action log changed: the first `keep` actions stay, `add` follows (a tick never
+  // carries the whole log again). A page that lacks what it should keep re-joins.
+  if (delta && !(delta.keep <= prev.actions.length)) return { state: prev, resync: true };
   const lastSeq = prev.transitions.length ? prev.transitions.at(-1).seq : -1;
   const fresh = transitionsOf(tick).filter((tr) => tr.seq === undefined || tr.seq > lastSeq);
   const transitions = extendRuns(fresh.length ? prev.transitions.concat(fresh) : prev.transitions, tick.runs);
@@ -131,7 +135,7 @@ export function applyTick(prev, tick) {
       cluster: has("cluster") ? tick.cluster : prev.cluster,
       views: has("views") ? { ...prev.views, ...tick.views } : prev.views,
       stage: has("stage") ? tick.stage : fresh.length ? lastStage(transitions) : prev.stage,
-      actions: has("actions") ? tick.actions : prev.actions,
+      actions: delta ? prev.actions.slice(0, delta.keep).concat(delta.add) : has("actions") ? tick.actions : prev.actions,
       seeking: has("seeking") ? tick.seeking : prev.seeking,
     },
   };

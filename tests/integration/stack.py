@@ -292,8 +292,9 @@ class Tab:
             self.seq = msg["seq"]
             last = self.transitions[-1]["seq"] if self.transitions else -1
             self.transitions.extend(t for t in msg["transitions"] if t["seq"] > last)
-            if "actions" in msg:
-                self.actions = list(msg["actions"])
+            delta = msg.get("actionsDelta")
+            if delta is not None:  # as the page does (static/js/state.js applyTick)
+                self.actions = self.actions[: delta["keep"]] + list(delta["add"])
             self.now = msg["now"]
             self.clock = msg["clock"]
             self.changed.notify_all()

@@ -134,8 +134,9 @@ class Member:
                 return
             self.seq = msg["seq"]
             self._take(msg)
-            if "actions" in msg:
-                self.actions = list(msg["actions"])
+            delta = msg.get("actionsDelta")
+            if delta is not None:  # as the page does (static/js/state.js applyTick)
+                self.actions = self.actions[: delta["keep"]] + list(delta["add"])
             self.ticks[self.seq] = (self.now, self.status)
             self.changed.notify_all()
 

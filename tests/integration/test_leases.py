@@ -54,11 +54,29 @@ def test_an_expired_lease_goes_to_whoever_asks(client: object) -> None:
 
 def test_records_and_handover_requests(client: object) -> None:
     store = records.RedisRecords(client, ttl_seconds=60)
-    store.save_many({"s1": '{"id": "s1"}'})
-    assert store.load("s1") == '{"id": "s1"}'
+    base = '{"v": 2, "id": "s1", "yaml": "y", "seed": 0}'
+    head = '{"v": 2, "history": 0, "count": %d, "now": %s}'
+    store.write_many({"s1": records.RecordWrite(head=head % (2, 1), base=base,
+                                                add=['{"at": 0}', '{"at": 1}'])})  # fmt: skip
+    assert store.load("s1")["actions"] == [{"at": 0}, {"at": 1}]  # type: ignore[index]
     assert 0 < client.ttl(records.RedisRecords.key("s1")) <= 60  # type: ignore[attr-defined]
+    # an action after a seek back: the second row is replaced, the head written again
+    store.write_many({"s1": records.RecordWrite(head=head % (2, 2), keep=1, drop=2,
+                                                add=['{"at": 0.5}'])})  # fmt: skip
+    loaded = store.load("s1")
+    assert loaded is not None and loaded["actions"] == [{"at": 0}, {"at": 0.5}]
+    assert loaded["now"] == 2 and loaded["yaml"] == "y"
+    store.write_many({"s1": records.RecordWrite(head=head % (1, 3), keep=1, drop=2)})
+    assert client.hkeys(records.RedisRecords.key("s1")) is not None  # type: ignore[attr-defined]
+    assert store.load("s1")["actions"] == [{"at": 0}]  # type: ignore[index]
+    assert len(client.hkeys(records.RedisRecords.key("s1"))) == 3  # type: ignore[attr-defined]
     store.delete("s1")
     assert store.load("s1") is None
+    # a record of the first format (one JSON string) still loads
+    client.set(records.RedisRecords.old_key("s2"), '{"v": 1, "id": "s2"}')  # type: ignore[attr-defined]
+    assert store.load("s2") == {"v": 1, "id": "s2"}
+    store.delete("s2")
+    assert store.load("s2") is None
 
     holder = records.RedisLeases(client, "worker-a")
     asked = threading.Event()

@@ -197,18 +197,32 @@ test("probe switches show the user's last choice, else the last probe result", (
   let s = fromSnapshot();
   assert.equal(probeSwitchValue(s, "app", "liveness"), "healthy");
   const accepted = [{ at: 20, action: "set-probe", container: "app", probe: "liveness", healthy: false }];
-  s = applyTick(s, { seq: s.seq + 1, actions: accepted }).state;
+  s = applyTick(s, { seq: s.seq + 1, actionsDelta: { keep: 0, add: accepted } }).state;
   assert.equal(probeSwitchValue(s, "app", "liveness"), "failing");
   assert.equal(s.actions[0].at, 20);
 });
 
-test("the action log is the server's: a tick without actions keeps it, one with them replaces it", () => {
+test("the action log is the server's: a tick without a delta keeps it, one with a delta keeps its first actions and adds the rest", () => {
   let s = fromSnapshot();
   const before = s.actions;
   s = applyTick(s, { seq: s.seq + 1, now: 21 }).state;
   assert.equal(s.actions, before);
-  s = applyTick(s, { seq: s.seq + 1, actions: [{ at: 21, action: "crash", container: "app", exitCode: 1 }] }).state;
+  const crash = { at: 21, action: "crash", container: "app", exitCode: 1 };
+  s = applyTick(s, { seq: s.seq + 1, actionsDelta: { keep: 0, add: [crash] } }).state;
   assert.deepEqual(s.actions.map((a) => a.action), ["crash"]);
+  const oom = { at: 30, action: "oom", container: "app" };
+  s = applyTick(s, { seq: s.seq + 1, actionsDelta: { keep: 1, add: [oom] } }).state;
+  assert.deepEqual(s.actions.map((a) => a.action), ["crash", "oom"]);
+  // an action after a seek back replaces the kept future: keep 1, add the new one
+  s = applyTick(s, { seq: s.seq + 1, actionsDelta: { keep: 1, add: [{ at: 25, action: "delete" }] } }).state;
+  assert.deepEqual(s.actions.map((a) => a.action), ["crash", "delete"]);
+});
+
+test("a tick keeping more actions than the page has asks for a fresh snapshot", () => {
+  const s = fromSnapshot();
+  const { state, resync } = applyTick(s, { seq: s.seq + 1, actionsDelta: { keep: s.actions.length + 1, add: [] } });
+  assert.equal(resync, true);
+  assert.equal(state, s);
 });
 
 // ---- against payloads recorded from the real engine (tests/js/record_fixtures.py)

@@ -403,15 +403,19 @@ def test_the_tick_after_an_action_carries_the_log_the_engine_accepted(
     client: SocketIOTestClient,
 ) -> None:
     """The page shares what the server ran: an accepted action comes back in the next
-    tick with the engine's `at`; a refused one never appears, and a tick with no new
-    action carries no log."""
+    tick with the engine's `at` (as a delta: the log the tabs have, kept, and the new
+    action); a refused one never appears, and a tick with no new action carries no log."""
     join(client)
     client.emit("clock", {"op": "seek", "value": 5})
     only(client, "snapshot")
     client.emit("act", {"action": "delete", "gracePeriodSeconds": 2})
     tick = only(client, "tick")
-    assert [(a["action"], a["at"]) for a in tick["actions"]] == [("delete", 5.0)]
+    assert "actions" not in tick
+    delta = tick["actionsDelta"]
+    assert delta["keep"] == 0
+    assert [(a["action"], a["at"]) for a in delta["add"]] == [("delete", 5.0)]
     client.emit("act", {"action": "no-such-action"})
     assert [m["name"] for m in client.get_received()] == ["error"]
     client.emit("clock", {"op": "step"})
-    assert "actions" not in only(client, "tick")
+    tick = only(client, "tick")
+    assert "actions" not in tick and "actionsDelta" not in tick

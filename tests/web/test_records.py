@@ -5,7 +5,6 @@ drains so that a restart resumes the session (webapp/records.py, webapp/workers.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 import subprocess
@@ -176,7 +175,7 @@ def test_handover_lost_lease_and_freed_sessions(tmp_path: Path) -> None:
     keeper.on_handover(ids[0])
     assert manager.get(ids[0]) is None and ids[0] not in keeper.held
     assert leases.released == [ids[0]] and len(hung_up) == 1
-    assert json.loads(keeper.store.load(ids[0]))["id"] == ids[0]  # type: ignore[arg-type]
+    assert keeper.store.load(ids[0])["id"] == ids[0]  # type: ignore[index]
 
     # Another worker took the second (its lease is someone else's): dropped here.
     leases.lose.add(ids[1])

@@ -38,6 +38,10 @@ WORK_BYTES = 8_000
 _WATCH = "watch"  # a cluster run's watch of every Pod
 _ROLLOUTS = "rollouts"  # ... and its Deployments' versions
 _IN_HISTORY = "in-history"  # a checkpoint's Pod: the last version of its watch history
+# The run's action log: the checkpoint keeps it as its `actions` (a tuple of copies whose
+# values, a 60 KB `apply` YAML among them, are the log's own strings), so the state does
+# not pickle it again: a checkpoint's cost and size do not grow with the history's actions.
+_ACTIONS = "actions"
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,7 +182,8 @@ def take(sim: Any) -> Checkpoint | None:
     if sim._dirty:
         sim._flush()
     transitions, versions = sim._log.items, sim.pod_versions
-    shared = {id(sim.scenario): _SCENARIO, id(transitions): _TRANSITIONS, id(versions): _VERSIONS}
+    shared = {id(sim.scenario): _SCENARIO, id(transitions): _TRANSITIONS, id(versions): _VERSIONS,
+              id(sim.actions): _ACTIONS}  # fmt: skip
     if sim.checkpoints is not None:
         shared[id(sim.checkpoints)] = _STORE  # the store is not part of the state
     # Objects that are replaced, never changed in place, are shared too: the Pod object as
@@ -224,7 +229,7 @@ def restore(checkpoint: Checkpoint | ClusterCheckpoint) -> Any:
         objects[_POD] = pod
         objects = {key: value for key, value in objects.items() if value is not None}
     shared = {_SCENARIO: checkpoint.scenario, _TRANSITIONS: transitions, _VERSIONS: versions,
-              _STORE: None, **objects}  # fmt: skip
+              _STORE: None, _ACTIONS: _actions(checkpoint), **objects}  # fmt: skip
     sim = _Unpickler(io.BytesIO(zlib.decompress(checkpoint.state)), shared).load()
     # The open runs' items were pickled with the state (only the list is shared), as they
     # were then: they may have grown since in the run the checkpoint came from. Put those
@@ -245,8 +250,8 @@ def take_cluster(sim: Any) -> ClusterCheckpoint | None:
         return None
     if sim.dirty:
         sim._flush_pods()
-    keys: list[Any] = [_SCENARIO, _WATCH]
-    objects: list[Any] = [sim.scenario, sim.watch_versions]
+    keys: list[Any] = [_SCENARIO, _WATCH, _ACTIONS]
+    objects: list[Any] = [sim.scenario, sim.watch_versions, sim.actions]
     if sim.checkpoints is not None:
         keys.append(_STORE)
         objects.append(sim.checkpoints)
@@ -294,6 +299,11 @@ def take_cluster(sim: Any) -> ClusterCheckpoint | None:
     )
 
 
+def _actions(checkpoint: Checkpoint | ClusterCheckpoint) -> list[dict]:
+    """The restored run's own action log: copies of the checkpoint's (it appends to it)."""
+    return [dict(action) for action in checkpoint.actions]
+
+
 def _memo_prologue(count: int) -> bytes:
     """Opcodes that put ``persistent_load(i)`` at memo index ``i`` for i < count (what the
     pickler's memo held before it pickled the state: it refers to them by index)."""
@@ -315,7 +325,8 @@ class _MemoUnpickler(pickle.Unpickler):
 
 def _restore_cluster(checkpoint: ClusterCheckpoint) -> Any:
     watch = checkpoint.watch[: checkpoint.watch_count]
-    shared: dict[Any, Any] = {_SCENARIO: checkpoint.scenario, _WATCH: watch, _STORE: None}
+    shared: dict[Any, Any] = {_SCENARIO: checkpoint.scenario, _WATCH: watch, _STORE: None,
+                              _ACTIONS: _actions(checkpoint)}  # fmt: skip
     for index, (transitions, t_count, versions, v_count) in enumerate(checkpoint.logs):
         shared[(_TRANSITIONS, index)] = transitions.head(t_count)
         head = type(versions)._restore(watch, list(versions[:v_count]))

@@ -83,6 +83,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
         server_cpu_rate=float(config["SERVER_CPU_SHARE"]),
         server_cpu_burst=float(config["SERVER_CPU_BURST_SECONDS"]),
         idle_per_client=int(config["IDLE_SESSIONS_PER_CLIENT"]),
+        max_action_bytes=int(config["SESSION_ACTION_BYTES"]) or None,
     )
     rt = Realtime(
         socketio=socketio,

@@ -83,9 +83,12 @@ class SessionManager:
         server_cpu_rate: float | None = None,
         server_cpu_burst: float = 5.0,
         idle_per_client: int = 0,
+        max_action_bytes: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.emit = emit
+        # The text a session's timeline may hold (Session.max_action_bytes); None: no bound.
+        self.max_action_bytes = max_action_bytes
         self.cpu_rate = cpu_rate  # CPU seconds a session may use per wall second
         self.cpu_burst = cpu_burst  # ... and at once
         # Commands of all sessions of one client share a second budget (None: no such
@@ -156,6 +159,7 @@ class SessionManager:
             cpu=CpuBudget(self.cpu_rate, self.cpu_burst, clock=self.clock),
         )
         session.future = list(future or [])
+        session.max_action_bytes = self.max_action_bytes
         session.client = client
         if client and self.client_cpu is not None:
             session.client_cpu = self.client_cpu.of(client)

@@ -7,6 +7,12 @@ payloads before releasing it, so messages leave in sequence-number order.
 The action log is a timeline. `sim.actions` holds what has happened up to `sim.now`;
 `future` holds actions later than `now`, kept after a seek back so that playing on replays
 them; acting anywhere discards that old future.
+
+Who reads the timeline takes only what changed (issue 26, F9: an action's cost must not
+grow with the history): `TimelineMarks` keeps, for the tabs (`wire`: ticks carry
+`actionsDelta`) and the session record (`record`: webapp/records.py appends rows), how
+many first actions each already has as they are now. The timeline's text is bounded:
+`max_action_bytes` (SESSION_ACTION_BYTES, docs/limits.md).
 """
 
 from __future__ import annotations
@@ -39,6 +45,61 @@ MIN_TICK_INTERVAL = 0.1
 # With nothing new but the time, a playing session's tabs hear from it this often: the page
 # moves its clock itself in between (issue 13: updates scale with what changes).
 RESYNC_SECONDS = 1.0
+
+
+WIRE = "wire"  # the tabs, through ticks
+RECORD = "record"  # the session record (webapp/records.py)
+
+
+class ActionTextFull(Exception):
+    """An action that would take the timeline's text past `max_action_bytes` (refused
+    before anything changed; the realtime layer answers `action_refused`)."""
+
+    code = "too_much_action_text"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"This run's actions already hold about {limit // 1024} KiB of text")
+        self.params = {"limit": limit // 1024}
+
+
+def action_bytes(action: dict[str, Any]) -> int:
+    """About the bytes of `action` as JSON: its keys and string values in UTF-8 (ASCII
+    text measured by its length, without encoding it), 8 per other value and field."""
+    size = 2
+    for key, value in action.items():
+        size += len(key) + 8
+        if isinstance(value, str):
+            size += len(value) if value.isascii() else len(value.encode("utf-8", "replace"))
+    return size
+
+
+class TimelineMarks:
+    """How much of a session's timeline (past and kept future, in order) each reader already
+    has: `(kept, taken)`, the reader took `taken` actions and the first `kept` of them are
+    still as they are now. `changed(i)`: actions from index i on may differ from what any
+    reader took. A reader never seen has nothing (it takes the whole)."""
+
+    def __init__(self) -> None:
+        self._marks: dict[str, tuple[int, int]] = {}
+
+    def delta(self, reader: str, length: int) -> int | None:
+        """How many first actions `reader` keeps of what it has, when the timeline (now
+        `length` long) changed since it took it; None when it has it all as it is."""
+        kept, taken = self._marks.get(reader, (0, -1))
+        if kept == taken == length:
+            return None
+        return min(kept, length)
+
+    def take(self, reader: str, length: int) -> None:
+        self._marks[reader] = (length, length)
+
+    def forget(self, reader: str) -> None:
+        self._marks.pop(reader, None)
+
+    def changed(self, index: int) -> None:
+        for reader, (kept, taken) in self._marks.items():
+            if kept > index:
+                self._marks[reader] = (index, taken)
 
 
 class PacingLock:
@@ -123,17 +184,22 @@ class Session:
         self.heavy = _is_cluster(sim)
         self._view_refresh_seconds = view_refresh_seconds
         self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
+        # What each reader has of the timeline; `history` counts restarts (a new scenario:
+        # a record writes its base again).
+        self.marks = TimelineMarks()
+        self.history = 0
+        # The timeline's text may hold at most this many bytes (action_bytes); None: no bound.
+        self.max_action_bytes: int | None = None
         self._install(sim, future=[])
 
     def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
         if hasattr(sim, "checkpoints"):  # the engine keeps this history's checkpoints here
             sim.checkpoints = self.checkpoints
         self.sim = sim
-        self.future = future
+        self._future = future  # the timeline is the same (a seek) or new (restart marks it)
         self.cache = StateCache(sim, self._view_refresh_seconds)
         self._sent_transitions = 0
         self._sent_revision = -1
-        self._sent_actions: tuple[int, int] | None = None
         self._sent_now: float | None = None
         self._sent_clock: dict[str, object] | None = None
         self._sent_wall = float("-inf")
@@ -166,6 +232,26 @@ class Session:
         """The whole timeline of user actions: the past and any kept future."""
         return [*self.sim.actions, *self.future]
 
+    @property
+    def future(self) -> list[dict[str, Any]]:
+        return self._future
+
+    @future.setter
+    def future(self, future: list[dict[str, Any]]) -> None:
+        """A new kept future (a link opened at an earlier moment, a class hand-out)."""
+        self._future = future
+        self.marks.changed(len(self.sim.actions))
+
+    def timeline_length(self) -> int:
+        return len(self.sim.actions) + len(self._future)
+
+    def timeline_from(self, index: int) -> list[dict[str, Any]]:
+        """The timeline's actions from `index` on (what a reader that keeps `index` lacks)."""
+        past = self.sim.actions
+        if index >= len(past):
+            return list(self._future[index - len(past) :])
+        return [*past[index:], *self._future]
+
     # -- time ---------------------------------------------------------------------------
 
     def run_until(self, t: float, stop: Any = None) -> bool:
@@ -177,11 +263,15 @@ class Session:
             if not self._advance_to(self.future[0]["at"], stop):
                 return False
             action = self.future.pop(0)
+            index = len(self.sim.actions)
             try:
                 self.sim.act({k: v for k, v in action.items() if k != "at"})
+                if self.sim.actions[-1] != action:  # its `at` as the engine rounds it
+                    self.marks.changed(index)
             except Exception as error:
                 if not isinstance(getattr(error, "code", None), str):
                     raise
+                self.marks.changed(index)
                 # Refused now (a link stored before links were checked): the run goes on
                 # without it rather than stopping; the action is dropped from the timeline.
                 log.info("a kept future action was refused (%s); dropped", error.code)
@@ -335,10 +425,18 @@ class Session:
     # -- history changes ------------------------------------------------------------------
 
     def act(self, action: dict[str, Any]) -> None:
-        """A user action now; raises the engine's ActionError if refused. Discards the old
-        future only once the action is accepted."""
+        """A user action now; raises the engine's ActionError if refused (or ActionTextFull
+        past `max_action_bytes`). Discards the old future only once the action is accepted."""
+        past = self.sim.actions
+        if self.max_action_bytes is not None:
+            # what the timeline holds after it: the past and this one (the future goes)
+            total = action_bytes(action) + 16 + sum(action_bytes(a) for a in past)
+            if total > self.max_action_bytes:
+                raise ActionTextFull(self.max_action_bytes)
+        index = len(past)
         self.sim.act(action)
         self.future = []
+        self.marks.changed(index)
         self.seek_target = None  # acting during a seek: it stops where it got to
         if hasattr(self.sim, "checkpoints"):
             # History changed here: later checkpoints no longer fit; earlier ones share its logs.
@@ -350,6 +448,8 @@ class Session:
         self.checkpoints = CheckpointStore(CHECKPOINT_INTERVAL, CHECKPOINT_BUDGET)
         self.heavy = _is_cluster(sim)
         self._install(sim, future=[])
+        self.history += 1
+        self.marks.changed(0)
 
     # -- payloads -------------------------------------------------------------------------
 
@@ -416,7 +516,8 @@ class Session:
         sim = self.sim
         transitions = sim.transitions
         clock = self.clock.as_wire()
-        actions_changed = self._actions_key() != self._sent_actions
+        kept = self.marks.delta(WIRE, self.timeline_length())
+        actions_changed = kept is not None
         seeking = self.seeking()
         if (
             _revision(sim) == self._sent_revision
@@ -458,10 +559,11 @@ class Session:
         }
         if seeking is not None or was_seeking is not None:
             payload["seeking"] = seeking  # progress, or null once the seek is over
-        if actions_changed:
+        if kept is not None:
             # The action log as the engine accepted it (its own `at`), so that what a tab
-            # shares is what the server ran, never what the tab asked for.
-            payload["actions"] = self.actions
+            # shares is what the server ran, never what the tab asked for: the first `keep`
+            # actions the tabs have, then `add` (never the whole log again: issue 26, F9).
+            payload["actionsDelta"] = {"keep": kept, "add": self.timeline_from(kept)}
         return WirePayload(payload, self.cache.fragments, CACHED_KEYS)
 
     def progress_tick(
@@ -480,11 +582,8 @@ class Session:
         self._sent_wall = wall_now
         return {"seq": self.seq, "seeking": seeking, "sentAt": time.time()}
 
-    def _actions_key(self) -> tuple[int, int]:
-        return (len(self.sim.actions), len(self.future))
-
     def _mark_sent(self, wall_now: float) -> None:
-        self._sent_actions = self._actions_key()
+        self.marks.take(WIRE, self.timeline_length())
         self._sent_transitions = len(self.sim.transitions)
         self._sent_revision = _revision(self.sim)
         self._sent_now = self.sim.now
