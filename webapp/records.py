@@ -584,10 +584,10 @@ class Keeper:
         `join {session}` on a worker that is not the class's home (issue 26, F3)."""
         if not SESSION_ID.fullmatch(session_id):
             return None
-        text = self.store.load(session_id)
-        if text is None:
+        record = self.store.load(session_id)
+        if record is None:
             return None
-        owner = json.loads(text).get("owner")
+        owner = record.get("owner")
         return str(owner) if owner else None
 
     def _take_lease(self, session_id: str) -> None:

@@ -475,7 +475,7 @@ def test_no_tab_outside_the_class_takes_its_run_over_on_any_worker(
         ids: list[str] = []
         deadline = time.monotonic() + WAIT
         while not ids and time.monotonic() < deadline:  # written within a keeper round
-            ids = [k.decode().rsplit(":", 1)[-1] for k in client.scan_iter("playground:record:*")]
+            ids = [k.decode().rsplit(":", 1)[-1] for k in client.scan_iter("playground:session:*")]
             time.sleep(0.1)
         assert ids, "no session record in Redis"
         shown = students[0].session
