@@ -34,6 +34,7 @@ import pytest
 
 from webapp.engine import Simulation
 from webapp.engine.actions import ActionError
+from webapp.engine.controllers.rules.disruption import evict
 from webapp.kubectl import kubectl_logs, logs_text, pod_columns
 from webapp.kubectl.workloads import (
     describe_job,
@@ -376,6 +377,13 @@ def test_configure_pdb_md_min_available_equal_to_replicas_blocks_the_drain() -> 
     assert lines.count("evicting pod default/zk-0") >= 6  # every 5 s, never drained
     assert not any(line.endswith(" drained") for line in lines)
     assert pod_columns(sim.pod("zk-0"), sim.wall_time())["STATUS"] == "Running"
+    # safely-drain-node.md, "the API server responds with a 429 Too Many Requests"
+    answer = evict(sim.pod("zk-0"), sim.objects("PodDisruptionBudget"), sim.now)
+    assert (answer.code, answer.message, answer.cause) == (
+        429,
+        "Cannot evict pod as it would violate the pod's disruption budget.",
+        "The disruption budget zk-pdb needs 2 healthy pods and has 2 currently",
+    )
 
 
 def test_safely_drain_node_md_drain_ends_once_the_budget_allows() -> None:
