@@ -312,6 +312,41 @@ def test_job_md_pod_failure_policy_example_fails_the_job_at_exit_code_42() -> No
     assert pod_logs(sim, first) == "Hello world!"
 
 
+def test_job_md_backoff_limit_fails_the_job_after_exponential_back_off() -> None:
+    """The page: "Failed Pods ... are recreated by the Job controller with an exponential
+    back-off delay (10s, 20s, 40s ...) capped at six minutes"; past backoffLimit the Job
+    fails. The pod-failure-policy example without its podFailurePolicy (every Pod exits
+    42, backoffLimit 6), as the pod-failure-policy task compares it."""
+    text = doc("job-pod-failure-policy-example.yaml").split("  podFailurePolicy:")[0]
+    assert text.endswith("  backoffLimit: 6\n")
+    sim = job_run(text, 600)
+    (job,) = sim.objects("Job")
+    failed = next(c for c in job["status"]["conditions"] if c["type"] == "Failed")
+    assert (failed["reason"], failed["message"]) == (
+        "BackoffLimitExceeded",
+        "Job has reached the specified backoff limit",
+    )
+    events = [(r[0], r[1], r[4]) for r in event_rows(described_job(sim))]
+    assert events[-1] == (
+        "Warning",
+        "BackoffLimitExceeded",
+        "Job has reached the specified backoff limit",
+    )
+
+    def at(stamp: str) -> float:
+        return (datetime.fromisoformat(stamp) - sim.wall_time(0)).total_seconds()
+
+    pods = sorted(sim.objects("Pod"), key=lambda p: p["metadata"]["creationTimestamp"])
+    created = [at(p["metadata"]["creationTimestamp"]) for p in pods]
+    finished = [at(p["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"])
+                for p in pods]  # fmt: skip
+    # three Pods at once (parallelism 3); after 3 failures the next wait 10 s * 2^2, after
+    # 6 failures 10 s * 2^5; the 7th failure passes backoffLimit 6
+    assert created[3] - max(finished[:3]) == 40
+    assert created[6] - max(finished[:6]) == 320
+    assert len(created) == 7 and created[3:6] == [created[3]] * 3
+
+
 # -- tasks/run-application/configure-pdb.md, tasks/administer-cluster/safely-drain-node.md
 
 # Pods the page's zk-pdb selects (app.kubernetes.io/name: zookeeper); the tutorial's own
