@@ -48,6 +48,8 @@ from webapp.engine.kubelet.registry_tags import published_repositories, tag_publ
         ("registry.k8s.io/nginx-slim:1.0", False),
         ("registry.k8s.io/pause:3.9", True),
         ("registry.k8s.io/busybox", True),
+        ("registry.k8s.io/busybox:1.27.2", True),  # configure-pod-configmap.md
+        ("registry.k8s.io/busybox:1.27.3", False),
         ("registry.k8s.io/e2e-test-images/agnhost:2.40", True),
         ("registry.k8s.io/e2e-test-images/agnhost:2.400", False),
         # not listed: the older rule
