@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from webapp.engine.programs import arith, netclients, servers
+from webapp.engine.programs import arith, mysql, netclients, servers
 from webapp.engine.programs.base import (
     HORIZON_MS,
     MAX_THREADS,
@@ -325,9 +325,29 @@ def glob(m: Machine, th: Thread, chunks: list) -> list[str]:
     return sorted(found)
 
 
+def _read_only_file(node: Node) -> Word | None:
+    """The file word of ``$(<file)``: one command that is only an input redirection."""
+    if node.kind != "list" or len(node.a) != 1 or node.a[0][1]:
+        return None
+    command = node.a[0][0]
+    if command.kind != "simple" or command.a or command.b or len(command.c) != 1:
+        return None
+    fd, op, target = command.c[0]
+    return target if (fd, op) == (0, "<") else None
+
+
 def command_substitution(m: Machine, th: Thread, node: Node) -> tuple[str, int]:
     """``$(…)``: run the commands now and collect their output. Sleeps inside take no
-    time (they are counted as done at once); a command that never ends is cut off."""
+    time (they are counted as done at once); a command that never ends is cut off.
+    bash's ``$(<file)`` is the file's contents (without running ``cat``)."""
+    read = _read_only_file(node) if flavour(m, th) == "bash" else None
+    if read is not None:
+        path = m.fs.normalize("".join(expand_word(m, th, read, split=False)), th.cwd)
+        text = m.fs.read(path)
+        if text is None:
+            shell_error(m, th, f"{read.raw}: No such file or directory")
+            return "", 1
+        return text, 0
     sub = Thread(pid=m.fork_pid(), kind="shell", name=th.name, session=True)
     sub.vars = dict(th.vars)
     sub.exported = set(th.exported)
@@ -2099,6 +2119,8 @@ UTILITIES: dict[str, Any] = {
     "false": b_false, "echo": b_echo, "printf": b_printf, "test": b_test, "[": b_test,
     "kill": b_kill, "nslookup": _net("nslookup"), "getent": _net("getent"),
     "wget": _net("wget"), "curl": _net("curl"), "nc": _net("nc"),
+    "mysql": mysql.mysql_client, "mysqladmin": mysql.mysqladmin, "ncat": mysql.ncat_client,
+    "xbstream": mysql.xbstream, "xtrabackup": mysql.xtrabackup,
 }  # fmt: skip
 # Utilities that finish at once whose output this model does not compute: they succeed
 # with no output, and the derived behaviour says so.
