@@ -485,3 +485,16 @@ def test_bash_reads_a_file_with_dollar_paren_less_than() -> None:
     run_until(process, world, 1_000)
     assert lines(process)[0] == "[a b]"
     assert lines(process)[1].endswith("/nope: No such file or directory")
+
+
+def test_sed_substitutes_as_the_mysql_sidecar_uses_it_and_leaves_the_rest_not_modelled() -> None:
+    script = (
+        "echo \"CHANGE MASTER TO MASTER_LOG_FILE='x', MASTER_LOG_POS=154;\" | sed -E 's/;$//g'\n"
+        "echo aaa | sed s/a/b/; echo aaa | sed 's/a/b/g'; echo 'ab(c)' | sed 's/\\(a\\)b/[\\1&]/'\n"
+        "printf 'x1\\ny2\\n' > /f; sed -e 's/[0-9]/#/' /f; echo hi | sed -n p; echo $?\n"
+    )
+    process, world = start({"name": "c", "image": "debian:12", "command": ["bash", "-c", script]})
+    run_until(process, world, 5_000)
+    assert lines(process) == ["CHANGE MASTER TO MASTER_LOG_FILE='x', MASTER_LOG_POS=154", "baa",
+                              "bbb", "[aab](c)", "x#", "y#", "0"]  # fmt: skip
+    assert [n["command"] for n in process.notes if n["code"] == "partially_modelled"] == ["sed"]

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from webapp.engine.programs import arith, mysql, netclients, servers
+from webapp.engine.programs import arith, mysql, netclients, sed, servers
 from webapp.engine.programs.base import (
     HORIZON_MS,
     MAX_THREADS,
@@ -562,6 +562,10 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
     utility = UTILITIES.get(base)
     if utility is not None:
         return utility(m, th, argv)
+    if base == "sed":
+        status = u_sed(m, th, argv)
+        if status is not None:
+            return status
     if base in PARTIAL:
         m.note("partially_modelled", node.pos if node is not None else None, command=base)
         return 0
@@ -1893,6 +1897,48 @@ def u_rev(m: Machine, th: Thread, argv: list[str]) -> int:
         lines = text.split("\n")
         out = "\n".join(line[::-1] for line in lines)
         m.write(th, 1, out)
+    return status
+
+
+def u_sed(m: Machine, th: Thread, argv: list[str]) -> int | None:
+    """``sed [-E] 's/RE/REPL/[g]' [FILE…]`` (programs/sed.py); None for any other use."""
+    args = argv[1:]
+    extended = False
+    script = None
+    files = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-E", "-r", "--regexp-extended"):
+            extended = True
+        elif arg == "-e" and i + 1 < len(args) and script is None:
+            script = args[i + 1]
+            i += 1
+        elif arg.startswith("-") and arg != "-":
+            return None
+        elif script is None:
+            script = arg
+        else:
+            files.append(arg)
+        i += 1
+    commands = sed.parse(script, extended) if script is not None else None
+    if commands is None:
+        return None
+    texts = []
+    if not files:
+        stdin = th.io[-1].get(0)
+        texts.append("" if stdin in (None, "<open>") else stdin)
+    status = 0
+    for arg in files:
+        content, _error = read_input(m, th, arg)
+        if content is None:
+            tool_error(m, th, f"sed: {arg}: No such file or directory",
+                       f"sed: can't read {arg}: No such file or directory")  # fmt: skip
+            status = 2
+            continue
+        texts.append(content)
+    for text in texts:
+        m.write(th, 1, sed.apply(commands, text))
     return status
 
 
