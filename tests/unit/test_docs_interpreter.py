@@ -498,3 +498,20 @@ def test_sed_substitutes_as_the_mysql_sidecar_uses_it_and_leaves_the_rest_not_mo
     assert lines(process) == ["CHANGE MASTER TO MASTER_LOG_FILE='x', MASTER_LOG_POS=154", "baa",
                               "bbb", "[aab](c)", "x#", "y#", "0"]  # fmt: skip
     assert [n["command"] for n in process.notes if n["code"] == "partially_modelled"] == ["sed"]
+
+
+def test_regex_matching_is_bounded_where_backtracking_would_not_end() -> None:
+    from webapp.engine.programs.regex import MAX_WORK, Regex, RegexError
+
+    assert Regex("(a*)*b").search("a" * 2_000) is None  # exponential for a backtracker
+    assert Regex("(a|aa)+$").search("a" * 500) == [0, 500, 499, 500]
+    long = Regex("x" * 1_000)
+    try:
+        long.search("y" * (MAX_WORK // 900))
+        raise AssertionError("the work bound was not applied")
+    except RegexError:
+        pass
+    process, world = start({"name": "c", "image": "docker.io/library/bash", "command": [
+        "bash", "-c", f"s={'a' * 3000}; [[ $s =~ (a*)*b ]]; echo $?"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert lines(process) == ["1"]

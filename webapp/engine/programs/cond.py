@@ -8,29 +8,19 @@ status 2 for a regex that does not compile); ``-eq`` and its kin evaluate both s
 arithmetic expressions; ``<`` / ``>`` compare strings; file tests as ``test``'s. ``&&`` and
 ``||`` short-circuit, so an operand not reached is not expanded (its ``$(…)`` does not run).
 
-Regular expressions: POSIX ERE is translated to Python's ``re`` (bracket classes such as
-``[[:space:]]``, a quantifier after a quantifier as glibc reads it: ``(.*?)`` is ``.*``
-made optional, greedy, not Python's lazy ``*?``). Not modelled: POSIX's leftmost-longest
-rule between alternatives (Python takes the first that matches), back-references'
-POSIX semantics, locales' collation elements.
+Regular expressions are POSIX EREs matched by ``regex.py``'s Pike VM (bounded work;
+``(.*?)`` is ``.*`` made optional, greedy, as glibc reads it). Not modelled: POSIX's
+leftmost-longest rule between alternatives (the first by priority wins), back-references,
+locales' collation elements.
 """
 
 from __future__ import annotations
 
 import re
 
-from webapp.engine.programs import arith
+from webapp.engine.programs import arith, regex
 from webapp.engine.programs.base import Machine, Thread, shell_error
 from webapp.engine.programs.syntax import Node, Word
-
-MAX_REGEX = 4096  # a longer regular expression is refused (status 2), bounded work
-
-CLASSES = {
-    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
-    "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f",
-    "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), "cntrl": "\\x00-\\x1f\\x7f",
-    "print": " -~", "graph": "!-~", "word": "a-zA-Z0-9_",
-}  # fmt: skip
 
 
 class CondError(Exception):
@@ -39,77 +29,6 @@ class CondError(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
-def ere_to_python(pattern: str) -> str:
-    """A POSIX extended regular expression as a Python one (raises ``re.error`` or
-    ValueError when it is not valid)."""
-    out: list[str] = []
-    atom = 0  # where the last atom starts in ``out``
-    quantified = False
-    i, n = 0, len(pattern)
-    while i < n:
-        ch = pattern[i]
-        if ch == "[":
-            j = i + 1
-            body = ["["]
-            if j < n and pattern[j] == "^":
-                body.append("^")
-                j += 1
-            if j < n and pattern[j] == "]":
-                body.append("\\]")
-                j += 1
-            while j < n and pattern[j] != "]":
-                if pattern.startswith("[:", j):
-                    end = pattern.find(":]", j + 2)
-                    if end < 0 or pattern[j + 2 : end] not in CLASSES:
-                        raise ValueError("bad character class")
-                    body.append(CLASSES[pattern[j + 2 : end]])
-                    j = end + 2
-                    continue
-                body.append("\\" + pattern[j] if pattern[j] in "\\[&~|" else pattern[j])
-                j += 1
-            if j >= n:
-                raise ValueError("unterminated bracket expression")
-            atom = len(out)
-            out.append("".join(body) + "]")
-            i = j + 1
-            quantified = False
-            continue
-        if ch in "*+?" or (ch == "{" and re.match(r"\{\d+(,\d*)?\}", pattern[i:])):
-            token = ch if ch != "{" else re.match(r"\{\d+(,\d*)?\}", pattern[i:]).group(0)
-            if quantified:  # glibc: a quantifier applies to the quantified atom before it
-                out[atom:] = ["(?:" + "".join(out[atom:]) + ")"]
-            out.append(token)
-            quantified = True
-            i += len(token)
-            continue
-        quantified = False
-        if ch == "\\" and i + 1 < n:
-            atom = len(out)
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        if ch == "(":
-            depth, j = 0, i
-            while j < n:  # find the matching parenthesis: the group is one atom
-                if pattern[j] == "\\":
-                    j += 2
-                    continue
-                depth += {"(": 1, ")": -1}.get(pattern[j], 0)
-                if depth == 0:
-                    break
-                j += 1
-            if j >= n:
-                raise ValueError("unmatched (")
-            atom = len(out)
-            out.append("(" + ere_to_python(pattern[i + 1 : j]) + ")")
-            i = j + 1
-            continue
-        atom = len(out)
-        out.append(ch if ch in ".^$|" else re.escape(ch))
-        i += 1
-    return "".join(out)
 
 
 def run_cond(m: Machine, th: Thread, node: Node) -> None:
@@ -189,20 +108,17 @@ def evaluate(m: Machine, th: Thread, tree: tuple, trace: list[str]) -> bool:
     left = _text(m, th, left_word)
     if op == "=~":
         chunks = _chunks(m, th, right_word)
-        source = "".join(re.escape(t) if quoted else t for t, quoted in chunks)
+        source = "".join(regex.escape(t) if quoted else t for t, quoted in chunks)
         trace.extend([left, op, "".join(t for t, _ in chunks)])
-        if len(source) > MAX_REGEX:
-            raise CondError("", 2)
         try:
-            regex = re.compile(ere_to_python(source))
-        except (re.error, ValueError, RecursionError):
+            found = regex.Regex(source)
+            offsets = found.search(left)
+        except (regex.RegexError, RecursionError):
             raise CondError("", 2) from None  # bash: status 2, no message
-        found = regex.search(left)
-        if found is None:
+        if offsets is None:
             set_array(th, "BASH_REMATCH", {})
             return False
-        groups = [found.group(0), *(g or "" for g in found.groups())]
-        set_array(th, "BASH_REMATCH", dict(enumerate(groups)), m)
+        set_array(th, "BASH_REMATCH", dict(enumerate(regex.groups_of(left, offsets))), m)
         return True
     if op in ("==", "=", "!="):
         chunks = _chunks(m, th, right_word)

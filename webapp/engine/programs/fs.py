@@ -88,8 +88,10 @@ class FileSystem:
         mount = self._mount(path)
         if mount is not None:
             store, rel, _ = mount
-            if rel == "" or any(path == m[0] for m in self.mounts):
-                return True  # a mount point (the kubelet creates a missing subPath directory)
+            if rel == "":
+                return True
+            if rel not in store["files"] and any(path == m[0] for m in self.mounts):
+                return True  # a subPath mount point: the kubelet creates a missing directory
             if rel in store["dirs"]:
                 return True
             prefix = rel + "/"

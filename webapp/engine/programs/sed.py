@@ -7,9 +7,9 @@ keeps its "succeeds with no output" rule."""
 
 from __future__ import annotations
 
-import re
+import contextlib
 
-from webapp.engine.programs.cond import ere_to_python
+from webapp.engine.programs import regex
 
 MAX_SCRIPT = 4096
 
@@ -36,7 +36,7 @@ def bre_to_ere(pattern: str) -> str:
     return "".join(out)
 
 
-def parse(script: str, extended: bool) -> list[tuple[re.Pattern, str, bool]] | None:
+def parse(script: str, extended: bool) -> list[tuple[regex.Regex, str, bool]] | None:
     """The substitutions of ``script``, or None when it is more than ``s///`` commands."""
     if len(script) > MAX_SCRIPT:
         return None
@@ -69,42 +69,43 @@ def parse(script: str, extended: bool) -> list[tuple[re.Pattern, str, bool]] | N
             return None
         source = parts[0] if extended else bre_to_ere(parts[0])
         try:
-            regex = re.compile(ere_to_python(source))
-        except (re.error, ValueError, RecursionError):
+            compiled = regex.Regex(source)
+        except (regex.RegexError, RecursionError):
             return None
-        commands.append((regex, parts[1], flags == "g"))
+        commands.append((compiled, parts[1], flags == "g"))
         rest = rest[flags_end + 1 :].strip()
     return commands or None
 
 
-def _replacement(template: str, found: re.Match) -> str:
+def _replacement(template: str, groups: list[str]) -> str:
     out, i = [], 0
     while i < len(template):
         ch = template[i]
         if ch == "\\" and i + 1 < len(template):
             nxt = template[i + 1]
             if nxt.isdigit():
-                out.append(found.group(int(nxt)) or "" if int(nxt) <= (found.re.groups) else "")
+                out.append(groups[int(nxt)] if int(nxt) < len(groups) else "")
             else:
                 out.append("\n" if nxt == "n" else nxt)
             i += 2
             continue
-        out.append(found.group(0) if ch == "&" else ch)
+        out.append(groups[0] if ch == "&" else ch)
         i += 1
     return "".join(out)
 
 
-def apply(commands: list[tuple[re.Pattern, str, bool]], text: str) -> str:
-    """Run the substitutions on each line of ``text``."""
+def apply(commands: list[tuple[regex.Regex, str, bool]], text: str) -> str:
+    """Run the substitutions on each line of ``text`` (a line too long for the bounded
+    matcher is left as it is)."""
     lines = text.split("\n")
     ends = text.endswith("\n")
     if ends:
         lines = lines[:-1]
     out = []
     for line in lines:
-        for regex, template, every in commands:
-            line = regex.sub(
-                lambda f, t=template: _replacement(t, f), line, count=0 if every else 1
-            )
+        for compiled, template, every in commands:
+            with contextlib.suppress(regex.RegexError):  # too long for the bounded matcher
+                line = regex.substitute(compiled, lambda g, t=template: _replacement(t, g), line,
+                                        every)  # fmt: skip
         out.append(line)
-    return "\n".join(out) + ("\n" if ends or not text else "") if out else ""
+    return "\n".join(out) + ("\n" if ends else "") if out else ""
