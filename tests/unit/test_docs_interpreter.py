@@ -512,6 +512,7 @@ def test_regex_matching_is_bounded_where_backtracking_would_not_end() -> None:
     except RegexError:
         pass
     process, world = start({"name": "c", "image": "docker.io/library/bash", "command": [
-        "bash", "-c", f"s={'a' * 3000}; [[ $s =~ (a*)*b ]]; echo $?"]})  # fmt: skip
+        "bash", "-c", f"s={'a' * 3000}; [[ $s =~ (a*)*b ]]; echo $?; [[ $s == *a*a*a*a*a*a*b ]]; "
+        "echo $?; [[ abc == a[b-c]? && a.c == a?c ]]; echo $?"]})  # fmt: skip
     run_until(process, world, 1_000)
-    assert lines(process) == ["1"]
+    assert lines(process) == ["1", "1", "0"]

@@ -16,8 +16,6 @@ locales' collation elements.
 
 from __future__ import annotations
 
-import re
-
 from webapp.engine.programs import arith, regex
 from webapp.engine.programs.base import Machine, Thread, shell_error
 from webapp.engine.programs.syntax import Node, Word
@@ -123,10 +121,10 @@ def evaluate(m: Machine, th: Thread, tree: tuple, trace: list[str]) -> bool:
     if op in ("==", "=", "!="):
         chunks = _chunks(m, th, right_word)
         trace.extend([left, op, "".join(t for t, _ in chunks)])
-        pattern = "".join(re.escape(t) if quoted else _glob(t) for t, quoted in chunks)
-        try:
-            same = re.fullmatch(pattern, left, re.S) is not None
-        except re.error:
+        pattern = "".join(regex.escape(t) if quoted else _glob(t) for t, quoted in chunks)
+        try:  # the bounded matcher: no backtracking on *a*a*a*b
+            same = regex.Regex("^" + pattern + "$").search(left) is not None
+        except (regex.RegexError, RecursionError):
             same = left == "".join(t for t, _ in chunks)
         return same if op != "!=" else not same
     right = _text(m, th, right_word)
@@ -157,9 +155,9 @@ def _glob(text: str) -> str:
                 body = text[i + 1 : end]
                 if body[:1] in ("!", "^"):
                     body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
+                out.append("[" + body + "]")
                 i = end
         else:
-            out.append(re.escape(ch))
+            out.append(regex.escape(ch))
         i += 1
     return "".join(out)
