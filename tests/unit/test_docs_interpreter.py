@@ -516,3 +516,13 @@ def test_regex_matching_is_bounded_where_backtracking_would_not_end() -> None:
         "echo $?; [[ abc == a[b-c]? && a.c == a?c ]]; echo $?"]})  # fmt: skip
     run_until(process, world, 1_000)
     assert lines(process) == ["1", "1", "0"]
+
+
+def test_run_replicated_stateful_application_md_containers_have_no_not_modelled_warning() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((DOCS / "mysql-statefulset.yaml").read_text())
+    spec = manifest["spec"]["template"]["spec"]
+    for container in spec["initContainers"] + spec["containers"]:
+        derived = derive(container)
+        assert (derived.warnings, derived.script_error) == ((), None), container["name"]

@@ -1900,6 +1900,15 @@ def u_rev(m: Machine, th: Thread, argv: list[str]) -> int:
     return status
 
 
+def sed_modelled(args: list[str]) -> bool:
+    """Do these (static) sed arguments run as ``u_sed`` runs them?"""
+    extended = any(a in ("-E", "-r", "--regexp-extended") for a in args)
+    rest = [a for a in args if a not in ("-E", "-r", "--regexp-extended", "-e")]
+    if not rest or any(a.startswith("-") and a != "-" for a in rest):
+        return False
+    return sed.parse(rest[0], extended) is not None
+
+
 def u_sed(m: Machine, th: Thread, argv: list[str]) -> int | None:
     """``sed [-E] 's/RE/REPL/[g]' [FILE…]`` (programs/sed.py); None for any other use."""
     args = argv[1:]
