@@ -11,7 +11,10 @@ stored at the commit named:
   ``job-backoff-limit-per-index-failindex.yaml`` (048a0f59): content/en/examples/controllers/,
   the ``python3 -c`` Jobs of content/en/docs/concepts/workloads/controllers/job.md;
 - ``zookeeper.yaml``: content/en/examples/application/zookeeper/zookeeper.yaml (5e84d3b4),
-  the manifest of content/en/docs/tutorials/stateful-application/zookeeper.md.
+  the manifest of content/en/docs/tutorials/stateful-application/zookeeper.md;
+- ``mysql-configmap.yaml`` (044d11de), ``mysql-services.yaml`` (16a98501) and
+  ``mysql-statefulset.yaml`` (044d11de): content/en/examples/application/mysql/, the
+  manifests of content/en/docs/tasks/run-application/run-replicated-stateful-application.md.
 """
 
 from __future__ import annotations
@@ -327,3 +330,199 @@ def test_arrays_and_script_files_stay_bounded() -> None:
         "sh", "-c", "printf '#!/bin/sh\\n/s.sh\\n' > /s.sh; /s.sh; echo end $?"]})  # fmt: skip
     run_until(process, world, 10_000)
     assert lines(process) == ["/s.sh: can't fork: Resource temporarily unavailable", "end 2"]
+
+
+# -- run-replicated-stateful-application.md: bash's [[ ]] -----------------------------
+
+
+def test_bash_double_brackets_match_regex_and_set_bash_rematch() -> None:
+    script = (
+        "h=mysql-12\n"
+        '[[ $h =~ -([0-9]+)$ ]] && echo "${BASH_REMATCH[0]} ${BASH_REMATCH[1]} ${#BASH_REMATCH[@]}"\n'
+        '[[ "mysql-bin.000003\t154" =~ ^(.*?)[[:space:]]+(.*?)$ ]] && echo "[${BASH_REMATCH[1]}] [${BASH_REMATCH[2]}]"\n'
+        "[[ abc =~ x ]] || echo no ${#BASH_REMATCH[@]}\n"
+        '[[ a.c =~ "a.c" ]] && echo quoted; [[ abc =~ "a.c" ]] || echo literal\n'
+        "o=0; [[ $o -eq 0 ]] && echo zero; [[ 1+1 -eq 2 ]] && echo arith\n"
+        "[[ -d / && ! -f /nope ]] && echo files\n"
+        '[[ $undefined ]] || echo empty; x="a b"; [[ $x == a* ]] && echo glob; [[ $x == "a*" ]] || echo lit\n'
+        "[[ b > a ]] && echo gt; [[ ( 1 -eq 2 ) || 3 -eq 3 ]] && echo paren\n"
+        "[[ x =~ [ ]]; echo bad $?\n"
+    )
+    process, world = start({"name": "c", "image": "docker.io/library/bash",
+                            "command": ["bash", "-c", script]})  # fmt: skip
+    run_until(process, world, 5_000)
+    assert lines(process) == ["-12 12 2", "[mysql-bin.000003] [154]", "no 0", "quoted", "literal",
+                              "zero", "arith", "files", "empty", "glob", "lit", "gt", "paren",
+                              "bad 2"]  # fmt: skip
+    assert process.exit_code == 0
+
+
+def test_double_brackets_trace_under_set_x_and_fail_the_script_on_no_match() -> None:
+    process, world = start({"name": "c", "image": "mysql:5.7", "command": [
+        "bash", "-c", "set -ex\n[[ `hostname` =~ -([0-9]+)$ ]] || exit 1\necho no"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert "+ [[ web =~ -([0-9]+)$ ]]" in lines(process)  # the Pod's hostname has no ordinal
+    assert process.exit_code == 1
+
+
+def test_ash_refuses_the_double_bracket_regex_of_the_mysql_init_script() -> None:
+    process, world = start({"name": "c", "image": "busybox:1.36", "command": [
+        "sh", "-c", "[[ `hostname` =~ -([0-9]+)$ ]] || exit 1"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert (process.exit_code, lines(process)) == (2, ['sh: syntax error: unexpected "("'])
+
+
+# -- tasks/run-application/run-replicated-stateful-application.md ---------------------
+
+MYSQL_FILES = ("mysql-configmap.yaml", "mysql-services.yaml", "mysql-statefulset.yaml")
+
+
+def replicated_mysql() -> Simulation:
+    return Simulation.from_yaml("\n---\n".join((DOCS / f).read_text() for f in MYSQL_FILES))
+
+
+def exec_container(sim: Simulation, pod: str, container: str, argv: list[str]):
+    run = sim.runs[pod]
+    record = next(r for r in run.kubelet.records if r.name == container)
+    process = record.newest.process
+    return process.exec(run.clock.now_ms, argv, 5_000, run.kubelet.processes.world())
+
+
+def test_run_replicated_stateful_application_md_pods_become_ready_in_order() -> None:
+    from webapp.kubectl import watch_lines
+
+    sim = replicated_mysql()
+    sim.advance(240)
+    versions = [(sim.wall_time(t), kind, pod) for t, kind, pod in sim.watch_versions]
+    rows = [line.split()[:4] for line in watch_lines(versions)[1:]]
+    seen: dict[str, list[tuple[str, str]]] = {}
+    order = []
+    for name, ready, status, _restarts in rows:
+        if name not in seen:
+            order.append(name)
+        steps = seen.setdefault(name, [])
+        if not steps or steps[-1] != (ready, status):
+            steps.append((ready, status))
+    assert order == ["mysql-0", "mysql-1", "mysql-2"]
+    for name in order:  # the page's `kubectl get pods -l app=mysql --watch`
+        steps = seen[name]
+        assert steps[0] == ("0/2", "Pending")
+        assert ("0/2", "Init:0/2") in steps and ("0/2", "Init:1/2") in steps
+        assert ("0/2", "PodInitializing") in steps
+        assert steps[-2:] == [("1/2", "Running"), ("2/2", "Running")]
+    created = {}  # OrderedReady: each Pod is created once the one before it is Ready
+    ready = {}
+    for now, _kind, pod in versions:
+        name = pod["metadata"]["name"]
+        created.setdefault(name, now)
+        if pod_columns(pod, now)["READY"] == "2/2":
+            ready.setdefault(name, now)
+    assert created["mysql-1"] >= ready["mysql-0"] and created["mysql-2"] >= ready["mysql-1"]
+    sim.advance(600)  # and they stay so: the liveness probe `mysqladmin ping` answers
+    for pod in sim.objects("Pod"):
+        columns = pod_columns(pod, sim.wall_time())
+        assert (columns["READY"], columns["STATUS"], columns["RESTARTS"]) == ("2/2", "Running", "0")
+    unhealthy = {e["message"] for e in sim.events() if e.get("reason") == "Unhealthy"}
+    # only while mysqld initializes its data directory, as on a cluster
+    assert unhealthy == {"Readiness probe failed: ERROR 2003 (HY000): Can't connect to MySQL "
+                         "server on '127.0.0.1' (111)\n"}  # fmt: skip
+    assert not [e for e in sim.events() if e.get("reason") == "BackOff"]
+
+
+def test_run_replicated_stateful_application_md_server_ids_and_clones() -> None:
+    sim = replicated_mysql()
+    sim.advance(240)
+    for i in range(3):
+        query = exec_container(
+            sim, f"mysql-{i}", "mysql", ["mysql", "-h", "127.0.0.1", "-e", "SELECT @@server_id"]
+        )
+        assert (query.stdout, query.exit_code) == (f"@@server_id\n{100 + i}\n", 0)
+        config = exec_container(
+            sim, f"mysql-{i}", "mysql", ["cat", "/etc/mysql/conf.d/server-id.cnf"]
+        ).stdout
+        assert config == f"[mysqld]\nserver-id={100 + i}\n"
+        role = "primary.cnf" if i == 0 else "secondary.cnf"
+        assert exec_container(
+            sim, f"mysql-{i}", "mysql", ["ls", "/etc/mysql/conf.d"]
+        ).stdout.split() == sorted([role, "server-id.cnf"])
+        assert (
+            exec_container(sim, f"mysql-{i}", "mysql", ["mysqladmin", "ping"]).stdout
+            == "mysqld is alive\n"
+        )
+    # mysql-1 cloned from mysql-0 (the primary's binlog position), mysql-2 from mysql-1
+    files = exec_container(sim, "mysql-1", "mysql", ["ls", "/var/lib/mysql"]).stdout.split()
+    assert "change_master_to.sql.orig" in files and "mysql" in files
+    sim.focus("mysql-1")
+    text = logs_text(kubectl_logs(sim.pod("mysql-1"), "mysql-1", sim.logs_by_container_id(),
+                                  "xtrabackup"))  # fmt: skip
+    assert "+ ncat --recv-only mysql-0.mysql 3307" not in text  # that was clone-mysql's
+    assert "Initializing replication from clone position" in text
+    clone = logs_text(kubectl_logs(sim.pod("mysql-1"), "mysql-1", sim.logs_by_container_id(),
+                                   "clone-mysql"))  # fmt: skip
+    assert "+ ncat --recv-only mysql-0.mysql 3307" in clone.splitlines()
+    assert (
+        exec_container(sim, "mysql-0", "mysql", ["ls", "/var/lib/mysql"]).stdout.split()[:1] != []
+    )
+
+
+def test_mysql_clients_word_a_refused_connection_as_mysql_does() -> None:
+    process, world = start({"name": "c", "image": "mysql:5.7", "command": ["bash", "-c",
+        "mysql -h 127.0.0.1 -e 'SELECT 1'; echo $?; mysqladmin ping; echo $?; "
+        "mysql -h nowhere.invalid.svc -e 'SELECT 1'"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert lines(process) == [
+        "ERROR 2003 (HY000): Can't connect to MySQL server on '127.0.0.1' (111)", "1",
+        "mysqladmin: connect to server at 'localhost' failed",
+        "error: 'Can't connect to local MySQL server through socket '/var/run/mysqld/mysqld.sock' (2)'",
+        "Check that mysqld is running and that the socket: '/var/run/mysqld/mysqld.sock' exists!",
+        "1", "ERROR 2005 (HY000): Unknown MySQL server host 'nowhere.invalid.svc' (-2)",
+    ]  # fmt: skip
+
+
+def test_bash_reads_a_file_with_dollar_paren_less_than() -> None:
+    process, world = start({"name": "c", "image": "docker.io/library/bash", "command": [
+        "bash", "-c", 'printf "a b\\n" > /f; echo "[$(</f)]"; echo "[$(</nope)]" $?']})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert lines(process)[0] == "[a b]"
+    assert lines(process)[1].endswith("/nope: No such file or directory")
+
+
+def test_sed_substitutes_as_the_mysql_sidecar_uses_it_and_leaves_the_rest_not_modelled() -> None:
+    script = (
+        "echo \"CHANGE MASTER TO MASTER_LOG_FILE='x', MASTER_LOG_POS=154;\" | sed -E 's/;$//g'\n"
+        "echo aaa | sed s/a/b/; echo aaa | sed 's/a/b/g'; echo 'ab(c)' | sed 's/\\(a\\)b/[\\1&]/'\n"
+        "printf 'x1\\ny2\\n' > /f; sed -e 's/[0-9]/#/' /f; echo hi | sed -n p; echo $?\n"
+    )
+    process, world = start({"name": "c", "image": "debian:12", "command": ["bash", "-c", script]})
+    run_until(process, world, 5_000)
+    assert lines(process) == ["CHANGE MASTER TO MASTER_LOG_FILE='x', MASTER_LOG_POS=154", "baa",
+                              "bbb", "[aab](c)", "x#", "y#", "0"]  # fmt: skip
+    assert [n["command"] for n in process.notes if n["code"] == "partially_modelled"] == ["sed"]
+
+
+def test_regex_matching_is_bounded_where_backtracking_would_not_end() -> None:
+    from webapp.engine.programs.regex import MAX_WORK, Regex, RegexError
+
+    assert Regex("(a*)*b").search("a" * 2_000) is None  # exponential for a backtracker
+    assert Regex("(a|aa)+$").search("a" * 500) == [0, 500, 499, 500]
+    long = Regex("x" * 1_000)
+    try:
+        long.search("y" * (MAX_WORK // 900))
+        raise AssertionError("the work bound was not applied")
+    except RegexError:
+        pass
+    process, world = start({"name": "c", "image": "docker.io/library/bash", "command": [
+        "bash", "-c", f"s={'a' * 3000}; [[ $s =~ (a*)*b ]]; echo $?; [[ $s == *a*a*a*a*a*a*b ]]; "
+        "echo $?; [[ abc == a[b-c]? && a.c == a?c ]]; echo $?"]})  # fmt: skip
+    run_until(process, world, 1_000)
+    assert lines(process) == ["1", "1", "0"]
+
+
+def test_run_replicated_stateful_application_md_containers_have_no_not_modelled_warning() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((DOCS / "mysql-statefulset.yaml").read_text())
+    spec = manifest["spec"]["template"]["spec"]
+    for container in spec["initContainers"] + spec["containers"]:
+        derived = derive(container)
+        assert (derived.warnings, derived.script_error) == ((), None), container["name"]

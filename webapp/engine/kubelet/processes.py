@@ -627,6 +627,9 @@ class PodWorld:
                           f"{name}.{CLUSTER_DOMAIN}", name]  # fmt: skip
         services = self._services()
         for candidate in candidates:
+            record = self._pod_record(candidate, services)
+            if record is not None:
+                return candidate, record
             found = services.get(candidate)
             if found is not None:
                 ip, _service = found
@@ -641,6 +644,47 @@ class PodWorld:
             return name, "127.0.0.1" if name == "localhost" else self.pods.kubelet.pod_ip
         if "." in name and not name.endswith(CLUSTER_DOMAIN) and not name.endswith(".svc"):
             return name, external_ip(name)  # the Internet: every public name resolves
+        return None
+
+    def _runs(self) -> list:
+        """The cluster's live Pods (this one first), or only this one outside a cluster."""
+        cluster = getattr(self.sim, "cluster", None)
+        if cluster is None:
+            return [self.sim]
+        return [self.sim, *(run for run in cluster.live_runs() if run is not self.sim)]
+
+    def _pod_record(self, fqdn: str, services: dict) -> str | None:
+        """The A record ``<hostname>.<subdomain>.<namespace>.svc.<zone>`` of a Pod with
+        that hostname and subdomain, when a headless Service named as the subdomain
+        selects it and it is a ready endpoint (publishNotReadyAddresses is not modelled):
+        the DNS specification's per-Pod records, as a StatefulSet's Pods get them."""
+        parts = fqdn.split(".")
+        if len(parts) != 6 or parts[3:] != ["svc", *CLUSTER_DOMAIN.split(".")]:
+            return None
+        host, subdomain, namespace = parts[0], parts[1], parts[2]
+        found = services.get(f"{subdomain}.{namespace}.svc.{CLUSTER_DOMAIN}")
+        if found is None or found[0] != "None":
+            return None
+        for run in self._runs():
+            spec = run.pod_spec
+            if (
+                str(spec.get("hostname") or "") != host
+                or str(spec.get("subdomain") or "") != subdomain
+            ):
+                continue
+            if run.namespace != namespace:
+                continue
+            address = _endpoint_of(run.pod(), found[1])
+            if address is not None:
+                return address
+        return None
+
+    def _peer(self, host: str):
+        """Another Pod of the cluster whose IP is ``host``."""
+        for run in self._runs()[1:]:
+            pod = run.pod()
+            if pod is not None and (pod.get("status") or {}).get("podIP") == host:
+                return run
         return None
 
     def _ready_endpoint(self, service: dict) -> str | None:
@@ -705,15 +749,40 @@ class PodWorld:
     def tcp(self, now_ms: int, host: str, port: int) -> bool:
         if host.startswith("93.184."):
             return port in (80, 443)
+        peer = self._peer(host)
+        if peer is not None:
+            return peer.kubelet.processes.pod_tcp(port)
         route = self._route(host, port)
         return route is not None and self.pods.pod_tcp(route[1])
 
     def exchange(self, now_ms: int, host: str, port: int, data: str) -> str | None:
-        """None: the connection was refused; else what the server sent back."""
+        """None: the connection was refused; else what the server sent back (another
+        Pod's address: that Pod's listener answers)."""
         if host.startswith("93.184."):
             return "" if port in (80, 443) else None
+        peer = self._peer(host)
+        if peer is not None:
+            return peer.kubelet.processes.pod_exchange(port, data)
         route = self._route(host, port)
         return None if route is None else self.pods.pod_exchange(route[1], data)
+
+
+def _endpoint_of(pod: dict | None, service: dict) -> str | None:
+    """The Pod's IP when ``service`` selects it and it is Ready and not being deleted."""
+    if pod is None:
+        return None
+    selector = (service.get("spec") or {}).get("selector") or {}
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    if not selector or any(labels.get(k) != v for k, v in selector.items()):
+        return None
+    status = pod.get("status") or {}
+    ready = any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in status.get("conditions") or []
+    )
+    if not ready or (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return None
+    return status.get("podIP")
 
 
 def resolve_port(container: dict, port: object) -> object:

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from webapp.engine.programs import arith, netclients, servers
+from webapp.engine.programs import arith, mysql, netclients, sed, servers
 from webapp.engine.programs.base import (
     HORIZON_MS,
     MAX_THREADS,
@@ -325,9 +325,29 @@ def glob(m: Machine, th: Thread, chunks: list) -> list[str]:
     return sorted(found)
 
 
+def _read_only_file(node: Node) -> Word | None:
+    """The file word of ``$(<file)``: one command that is only an input redirection."""
+    if node.kind != "list" or len(node.a) != 1 or node.a[0][1]:
+        return None
+    command = node.a[0][0]
+    if command.kind != "simple" or command.a or command.b or len(command.c) != 1:
+        return None
+    fd, op, target = command.c[0]
+    return target if (fd, op) == (0, "<") else None
+
+
 def command_substitution(m: Machine, th: Thread, node: Node) -> tuple[str, int]:
     """``$(…)``: run the commands now and collect their output. Sleeps inside take no
-    time (they are counted as done at once); a command that never ends is cut off."""
+    time (they are counted as done at once); a command that never ends is cut off.
+    bash's ``$(<file)`` is the file's contents (without running ``cat``)."""
+    read = _read_only_file(node) if flavour(m, th) == "bash" else None
+    if read is not None:
+        path = m.fs.normalize("".join(expand_word(m, th, read, split=False)), th.cwd)
+        text = m.fs.read(path)
+        if text is None:
+            shell_error(m, th, f"{read.raw}: No such file or directory")
+            return "", 1
+        return text, 0
     sub = Thread(pid=m.fork_pid(), kind="shell", name=th.name, session=True)
     sub.vars = dict(th.vars)
     sub.exported = set(th.exported)
@@ -542,6 +562,10 @@ def run_argv(m: Machine, th: Thread, argv: list[str], *, exec_mode: bool, node: 
     utility = UTILITIES.get(base)
     if utility is not None:
         return utility(m, th, argv)
+    if base == "sed":
+        status = u_sed(m, th, argv)
+        if status is not None:
+            return status
     if base in PARTIAL:
         m.note("partially_modelled", node.pos if node is not None else None, command=base)
         return 0
@@ -1876,6 +1900,57 @@ def u_rev(m: Machine, th: Thread, argv: list[str]) -> int:
     return status
 
 
+def sed_modelled(args: list[str]) -> bool:
+    """Do these (static) sed arguments run as ``u_sed`` runs them?"""
+    extended = any(a in ("-E", "-r", "--regexp-extended") for a in args)
+    rest = [a for a in args if a not in ("-E", "-r", "--regexp-extended", "-e")]
+    if not rest or any(a.startswith("-") and a != "-" for a in rest):
+        return False
+    return sed.parse(rest[0], extended) is not None
+
+
+def u_sed(m: Machine, th: Thread, argv: list[str]) -> int | None:
+    """``sed [-E] 's/RE/REPL/[g]' [FILE…]`` (programs/sed.py); None for any other use."""
+    args = argv[1:]
+    extended = False
+    script = None
+    files = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-E", "-r", "--regexp-extended"):
+            extended = True
+        elif arg == "-e" and i + 1 < len(args) and script is None:
+            script = args[i + 1]
+            i += 1
+        elif arg.startswith("-") and arg != "-":
+            return None
+        elif script is None:
+            script = arg
+        else:
+            files.append(arg)
+        i += 1
+    commands = sed.parse(script, extended) if script is not None else None
+    if commands is None:
+        return None
+    texts = []
+    if not files:
+        stdin = th.io[-1].get(0)
+        texts.append("" if stdin in (None, "<open>") else stdin)
+    status = 0
+    for arg in files:
+        content, _error = read_input(m, th, arg)
+        if content is None:
+            tool_error(m, th, f"sed: {arg}: No such file or directory",
+                       f"sed: can't read {arg}: No such file or directory")  # fmt: skip
+            status = 2
+            continue
+        texts.append(content)
+    for text in texts:
+        m.write(th, 1, sed.apply(commands, text))
+    return status
+
+
 def u_basename(m: Machine, th: Thread, argv: list[str]) -> int:
     if len(argv) > 1:
         name = posixpath.basename(argv[1].rstrip("/")) or "/"
@@ -2099,6 +2174,8 @@ UTILITIES: dict[str, Any] = {
     "false": b_false, "echo": b_echo, "printf": b_printf, "test": b_test, "[": b_test,
     "kill": b_kill, "nslookup": _net("nslookup"), "getent": _net("getent"),
     "wget": _net("wget"), "curl": _net("curl"), "nc": _net("nc"),
+    "mysql": mysql.mysql_client, "mysqladmin": mysql.mysqladmin, "ncat": mysql.ncat_client,
+    "xbstream": mysql.xbstream, "xtrabackup": mysql.xtrabackup,
 }  # fmt: skip
 # Utilities that finish at once whose output this model does not compute: they succeed
 # with no output, and the derived behaviour says so.

@@ -186,6 +186,8 @@ def _command_class(name: str, argv_words: tuple, facts: ImageFacts) -> str:
         return "program"
     if base in commands.UTILITIES:
         return "utility"
+    if base == "sed" and commands.sed_modelled(list(argv_words)):
+        return "utility"  # its substitute command runs (programs/sed.py)
     if base in commands.PARTIAL:
         return "partial"
     return "unknown"

@@ -90,6 +90,8 @@ class FileSystem:
             store, rel, _ = mount
             if rel == "":
                 return True
+            if rel not in store["files"] and any(path == m[0] for m in self.mounts):
+                return True  # a subPath mount point: the kubelet creates a missing directory
             if rel in store["dirs"]:
                 return True
             prefix = rel + "/"

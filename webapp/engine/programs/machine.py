@@ -24,7 +24,7 @@ import posixpath
 from datetime import datetime, timedelta
 from typing import Any
 
-from webapp.engine.programs import commands, servers
+from webapp.engine.programs import commands, cond, servers
 from webapp.engine.programs.base import (
     BUSY_SLICE_MS,
     FATAL,
@@ -532,6 +532,9 @@ class Process:
         elif kind == "simple":
             th.line = self.line_of(th, node.pos)
             commands.run_simple(self, th, node)
+        elif kind == "cond":
+            th.line = self.line_of(th, node.pos)
+            cond.run_cond(self, th, node)
         else:  # pragma: no cover
             raise AssertionError(kind)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from webapp.engine.programs import bignum, pycmd, zookeeper
+from webapp.engine.programs import bignum, mysql, pycmd, zookeeper
 from webapp.engine.programs.base import Answer, Machine, Thread, parse_duration
 from webapp.engine.programs.catalogue import ImageFacts
 from webapp.engine.programs.catalogue import program as program_config
@@ -132,6 +132,8 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "zookeeper"
     if base in ("nc", "netcat") and any(a.startswith("-") and "l" in a for a in args):
         return "nc-listen"
+    if base == "ncat" and ("--listen" in args or "-l" in args) and mysql.ncat_listen_kind(args):
+        return "ncat-listen"
     return None
 
 
@@ -172,6 +174,8 @@ def start_program(m: Machine, th: Thread, argv: list[str], exec_mode: bool, *,
         failed = zookeeper.prepare(m, th, program, args)
         if failed is not None:
             return failed
+    if key == "mysqld":
+        mysql.prepare(m, th, program, args)
     th.program = program
     extra: dict[str, object] = {}
     ports = program_ports(key, config, args)
@@ -256,6 +260,9 @@ def program_ports(key: str, config: dict, args: list[str]) -> list[tuple[int, st
         numbers = [a for a in args if a.isdigit()]
         port = int(value) if value and value.isdigit() else int(numbers[-1]) if numbers else 0
         ports = [(port, "nc")] if port else []
+    elif key == "ncat-listen":
+        found = mysql.ncat_listen_kind(args)
+        ports = [found] if found else []
     elif key == "redis-server":
         value = _flag_value(args, "--port")
         if value and value.isdigit():
@@ -418,6 +425,8 @@ def program_event(m: Machine, th: Thread) -> None:
                     m.listeners[port] = (program["pid"], serve, program["key"])
             if program["key"] == "zookeeper":
                 zookeeper.started(m, th, program)
+            elif program["key"] == "mysqld":
+                mysql.started(m, th, program)
         if kind == "poll":
             tail_poll(m, th, program)
     _schedule(m, th)
@@ -720,6 +729,11 @@ def exchange(m: Machine, port: int, data: str) -> str:
     _pid, kind, _key = m.listeners[port]
     if kind == "zookeeper":
         return zookeeper.four_letter(m, _owner(m, port), data)
+    if kind == "mysql":
+        owner = _owner(m, port)
+        return mysql.slave_info(owner) if data == "\x00source" else mysql.query(m, owner, data)
+    if kind == "xtrabackup":
+        return mysql.backup_stream(m, _owner(m, port))
     tcp_connected(m, port)
     return ""
 

@@ -509,6 +509,8 @@ class _Parser:
                 self.depth -= 1
             self._expect_op(")")
             return self._with_redirects(Node("subshell", body, (), pos=tok.pos))
+        if self.bash and tok.kind == "word" and tok.value.literal == "[[":
+            return self._with_redirects(self._cond())
         if keyword in ("case", "select"):
             raise ShellSyntaxError("unsupported", "construct", tok.pos, construct=keyword)
         if keyword == "function":
@@ -516,6 +518,99 @@ class _Parser:
         if keyword is not None:
             raise self.unexpected(tok)
         return self._simple()
+
+    # -- bash's [[ … ]] ---------------------------------------------------------------------
+
+    def _cond(self) -> Node:
+        """``[[ EXPR ]]`` (bash): its words are not split or globbed; ``(`` ``)`` ``<``
+        ``>`` ``&&`` ``||`` and ``!`` are the expression's own; the word after ``=~`` is a
+        regular expression in which parentheses and ``|`` are part of the word. The node
+        is ``cond`` with the expression tree (``CondParser``)."""
+        start = self.next().pos
+        src, n = self.src, len(self.src)
+        tokens: list[tuple[str, Any]] = []
+        while True:
+            while self.pos < n and src[self.pos] in " \t\n":
+                self.pos += 1
+            if src.startswith("\\\n", self.pos):
+                self.pos += 2
+                continue
+            if self.pos >= n:
+                raise ShellSyntaxError("syntax", "unexpected_eof", self.pos)
+            at = self.pos
+            if src.startswith("]]", at) and (at + 2 >= n or src[at + 2] in META):
+                self.pos += 2
+                break
+            if len(tokens) >= 256:
+                raise ShellSyntaxError("limit", "too_deep", at, limit=256)
+            two = src[at : at + 2]
+            if two in ("&&", "||"):
+                self.pos += 2
+                tokens.append(("op", two))
+            elif src[at] in "()<>" and not (tokens and tokens[-1] == ("word", "=~")):
+                self.pos += 1
+                tokens.append(("op", src[at]))
+            elif src[at] in ";&|":
+                raise ShellSyntaxError("syntax", "unexpected_token", at, token=src[at])
+            elif tokens and tokens[-1] == ("word", "=~"):
+                tokens.append(("regex", self._regex_word()))
+            else:
+                word = self._word()
+                literal = word.literal
+                tokens.append(
+                    ("word", literal) if literal in CONDITION_OPERATORS else ("arg", word)
+                )
+        if not tokens:
+            raise ShellSyntaxError("syntax", "unexpected_token", start, token="]]")
+        expression = CondParser(tokens, start).parse()
+        return Node("cond", expression, pos=start)
+
+    def _regex_word(self) -> Word:
+        """The right side of ``=~``: up to a blank outside parentheses and quotes."""
+        src, n = self.src, len(self.src)
+        start = self.pos
+        parts: list[tuple] = []
+        lit: list[str] = []
+        depth = 0
+
+        def flush() -> None:
+            if lit:
+                parts.append(("L", "".join(lit), False))
+                lit.clear()
+
+        while self.pos < n:
+            ch = src[self.pos]
+            if ch in " \t\n" and depth == 0:
+                break
+            if ch == ")" and depth == 0:
+                break
+            if ch == "'":
+                flush()
+                end = src.find("'", self.pos + 1)
+                if end < 0:
+                    raise ShellSyntaxError("syntax", "unterminated_quote", self.pos)
+                parts.append(("L", src[self.pos + 1 : end], True))
+                self.pos = end + 1
+            elif ch == '"':
+                flush()
+                self.pos += 1
+                parts.extend(self._double_quoted())
+            elif ch == "\\" and self.pos + 1 < n:
+                flush()
+                parts.append(("L", src[self.pos + 1], True))
+                self.pos += 2
+            elif ch == "$" and self.pos + 1 < n and src[self.pos + 1] not in " \t\n)|":
+                flush()
+                parts.append(self._dollar(quoted=False))
+            elif ch == "`":
+                flush()
+                parts.append(self._backquote(quoted=False))
+            else:
+                depth += {"(": 1, ")": -1}.get(ch, 0)
+                lit.append(ch)
+                self.pos += 1
+        flush()
+        return Word(tuple(parts) or (("L", "", True),), src[start : self.pos], start)
 
     def _expect_keyword(self, word: str) -> _Tok:
         tok = self.peek()
@@ -694,6 +789,122 @@ class _Parser:
                 return ("array", tuple(words))
             else:
                 raise self.unexpected(tok)
+
+
+CONDITION_UNARY = frozenset(
+    [
+        "-a",
+        "-b",
+        "-c",
+        "-d",
+        "-e",
+        "-f",
+        "-g",
+        "-h",
+        "-k",
+        "-p",
+        "-r",
+        "-s",
+        "-t",
+        "-u",
+        "-w",
+        "-x",
+        "-G",
+        "-L",
+        "-N",
+        "-O",
+        "-S",
+        "-z",
+        "-n",
+        "-v",
+    ]
+)
+CONDITION_BINARY = frozenset(
+    ["==", "=", "!=", "=~", "<", ">", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef"]
+)
+CONDITION_OPERATORS = CONDITION_UNARY | CONDITION_BINARY | {"!"}
+
+
+class CondParser:
+    """The expression of ``[[ … ]]`` as bash's ``cond_expr`` grammar reads it: ``||``
+    below ``&&`` below ``!``; ``( … )``; unary and binary primaries; a lone word is
+    ``-n word``. Trees: ("or"|"and", left, right), ("not", e), ("unary", op, word),
+    ("binary", op, left, right) with a ``Word`` on each side (``=~``: the regex word)."""
+
+    def __init__(self, tokens: list[tuple[str, Any]], pos: int) -> None:
+        self.tokens = tokens
+        self.i = 0
+        self.pos = pos
+
+    def error(self) -> ShellSyntaxError:
+        token = self.tokens[self.i] if self.i < len(self.tokens) else None
+        text = "]]" if token is None else token[1] if isinstance(token[1], str) else token[1].raw
+        return ShellSyntaxError("syntax", "unexpected_token", self.pos, token=text)
+
+    def take(self) -> tuple[str, Any] | None:
+        token = self.tokens[self.i] if self.i < len(self.tokens) else None
+        self.i += 1
+        return token
+
+    def peek(self) -> tuple[str, Any] | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def parse(self) -> tuple:
+        tree = self.or_expr()
+        if self.i != len(self.tokens):
+            raise self.error()
+        return tree
+
+    def or_expr(self) -> tuple:
+        left = self.and_expr()
+        while self.peek() == ("op", "||"):
+            self.i += 1
+            left = ("or", left, self.and_expr())
+        return left
+
+    def and_expr(self) -> tuple:
+        left = self.not_expr()
+        while self.peek() == ("op", "&&"):
+            self.i += 1
+            left = ("and", left, self.not_expr())
+        return left
+
+    def not_expr(self) -> tuple:
+        if self.peek() == ("word", "!"):
+            self.i += 1
+            return ("not", self.not_expr())
+        return self.primary()
+
+    def operand(self) -> Word:
+        token = self.take()
+        if token is None or token[0] == "op":
+            self.i -= 1
+            raise self.error()
+        if token[0] == "word":  # an operator's spelling used as a plain word
+            return Word((("L", token[1], False),), token[1], self.pos)
+        return token[1]
+
+    def primary(self) -> tuple:
+        token = self.peek()
+        if token == ("op", "("):
+            self.i += 1
+            tree = self.or_expr()
+            if self.take() != ("op", ")"):
+                self.i -= 1
+                raise self.error()
+            return tree
+        if token is not None and token[0] == "word" and token[1] in CONDITION_UNARY:
+            following = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
+            if following is not None and following[0] in ("arg", "regex"):
+                self.i += 1
+                return ("unary", token[1], self.operand())
+        left = self.operand()
+        token = self.peek()
+        if token is not None and ((token[0] == "word" and token[1] in CONDITION_BINARY)
+                                  or token in (("op", "<"), ("op", ">"))):  # fmt: skip
+            self.i += 1
+            return ("binary", token[1], left, self.operand())
+        return ("unary", "-n", left)
 
 
 _ELEMENT_RE = re.compile(r"(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\](:?[-=+?])?")
