@@ -71,6 +71,14 @@ export function mount(root) {
     h("button", { type: "button", class: "button", id: "draft-discard", "data-i18n": "editor.draft.discard",
       on: { click: () => discardDraft() } }));
   root.append(offerBox, host, h("div", { class: "editor-bar" }, apply, hint), summary, list);
+  // The editor grows while focus is in its panel (css/layout.css, :focus-within). A press on
+  // Apply or an error from outside the panel would move focus in, grow the editor and move
+  // the button from under the pointer before the release: the click was lost. So a press on
+  // a button of the panel does not take focus from outside it (the click still comes).
+  const panel = root.closest(".panel-editor") || root;
+  panel.addEventListener("mousedown", (event) => {
+    if (event.target.closest?.("button") && !panel.matches(":focus-within")) event.preventDefault();
+  });
   offer = readDraft();
 
   view = new EditorView({

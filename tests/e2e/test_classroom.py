@@ -264,7 +264,8 @@ def test_the_scenarios_question_is_asked_of_the_class(browser: Browser, base_url
         teacher.click("#play")
         # At second 30 the teacher's page asks the class; the run pauses for everyone.
         expect(student.locator("#class-question-text")).to_have_text(
-            "应用刚刚第二次崩溃。10 秒后 STATUS 会是什么？", timeout=20_000
+            "应用刚刚第三次崩溃，kubelet 这次要先退避 20 秒再重启它。10 秒后 STATUS 会是什么？",
+            timeout=20_000,
         )
         expect(teacher.locator("body")).to_have_attribute("data-playing", "false")
         student.locator(".class-choice", has_text="CrashLoopBackOff").click()
