@@ -9,6 +9,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from tests.samples import POD
@@ -197,3 +199,75 @@ def test_freed_sessions_are_collected_at_most_once_per_interval(monkeypatch: Any
     assert len(released) == 2  # ... for its turn
     memory.settle_or_release(200.0)
     assert len(released) == 2  # nothing freed since
+
+
+def frozen_then_let_go(monkeypatch: Any, let_go: Callable[[SessionManager, Any], None]) -> int:
+    """A session frozen with the server's objects (a full collection, then `settle`), let go
+    by `let_go(manager, session)`; then the scheduler's once-a-second call past
+    RELEASE_SECONDS. Returns how many of the session and its run are still alive."""
+    monkeypatch.setattr(memory, "_released_at", float("-inf"))
+    monkeypatch.setattr(memory, "_pending", False)
+    monkeypatch.setattr(memory, "_frozen_after_release", 0, raising=False)
+    monkeypatch.setattr(memory, "_trim", lambda: None)
+    try:
+        sessions = manager(max_per_client=1)
+        session = sessions.create(Simulation.from_yaml(CRASH_LOOP_POD), client="a", tab="t")
+        session.seek(30.0)
+        alive = [weakref.ref(session), weakref.ref(session.sim)]
+        gc.collect()
+        assert memory.settle()  # the session is frozen now
+        sessions.detach("t")
+        let_go(sessions, session)
+        del session
+        memory.settle_or_release(1000.0)
+        return sum(1 for ref in alive if ref() is not None)
+    finally:
+        gc.unfreeze()
+
+
+def test_a_frozen_session_evicted_to_make_room_is_collected_at_the_next_release(
+    monkeypatch: Any,
+) -> None:
+    def evict(sessions: SessionManager, _: Any) -> None:
+        sessions.create(FakeSimulation.from_scenario(parse_scenario(POD)), client="a")
+
+    assert frozen_then_let_go(monkeypatch, evict) == 0
+
+
+def test_a_frozen_session_handed_over_is_collected_at_the_next_release(monkeypatch: Any) -> None:
+    def remove(sessions: SessionManager, session: Any) -> None:
+        sessions.remove(session.id)
+
+    assert frozen_then_let_go(monkeypatch, remove) == 0
+
+
+def test_a_frozen_run_replaced_by_a_new_scenario_is_collected_at_the_next_release(
+    monkeypatch: Any,
+) -> None:
+    kept: list[Any] = []
+
+    def restart(_: SessionManager, session: Any) -> None:
+        session.restart(Simulation.from_yaml(CRASH_LOOP_POD))
+        kept.append(session)  # the session stays; its old run must go
+
+    assert frozen_then_let_go(monkeypatch, restart) == 1  # the session, not its old run
+
+
+def test_a_frozen_count_doubled_since_the_last_release_makes_the_next_settle_a_release(
+    monkeypatch: Any,
+) -> None:
+    released: list[float] = []
+    monkeypatch.setattr(memory, "release", lambda: released.append(1.0) or 0.0)
+    monkeypatch.setattr(memory, "_released_at", 0.0)
+    monkeypatch.setattr(memory, "_pending", False)
+    monkeypatch.setattr(memory, "settle", lambda: True)
+    monkeypatch.setattr(memory, "FROZEN_FLOOR", 10)
+    monkeypatch.setattr(memory, "_frozen_after_release", 100)
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: 150)
+    memory.settle_or_release(100.0)
+    memory.settle_or_release(200.0)
+    assert released == []  # grown by half: not yet
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: 201)
+    memory.settle_or_release(300.0)  # doubled: marked ...
+    memory.settle_or_release(301.0)  # ... and released at the next call
+    assert released == [1.0]

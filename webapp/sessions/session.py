@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webapp.engine.checkpoint import CheckpointStore
+from webapp.sessions import memory
 from webapp.sessions.budget import CpuBudget, charged, held, slice_stop
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.derived import derived_payload
@@ -126,6 +127,8 @@ class Session:
         self._install(sim, future=[])
 
     def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
+        if getattr(self, "sim", None) is not None:
+            memory.dropped()  # the old run may be frozen: collect it (memory.py)
         if hasattr(sim, "checkpoints"):  # the engine keeps this history's checkpoints here
             sim.checkpoints = self.checkpoints
         self.sim = sim
