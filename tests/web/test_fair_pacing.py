@@ -207,7 +207,6 @@ def frozen_then_let_go(monkeypatch: Any, let_go: Callable[[SessionManager, Any],
     RELEASE_SECONDS. Returns how many of the session and its run are still alive."""
     monkeypatch.setattr(memory, "_released_at", float("-inf"))
     monkeypatch.setattr(memory, "_pending", False)
-    monkeypatch.setattr(memory, "_frozen_after_release", 0, raising=False)
     monkeypatch.setattr(memory, "_trim", lambda: None)
     try:
         sessions = manager(max_per_client=1)
@@ -251,23 +250,3 @@ def test_a_frozen_run_replaced_by_a_new_scenario_is_collected_at_the_next_releas
         kept.append(session)  # the session stays; its old run must go
 
     assert frozen_then_let_go(monkeypatch, restart) == 1  # the session, not its old run
-
-
-def test_a_frozen_count_doubled_since_the_last_release_makes_the_next_settle_a_release(
-    monkeypatch: Any,
-) -> None:
-    released: list[float] = []
-    monkeypatch.setattr(memory, "release", lambda: released.append(1.0) or 0.0)
-    monkeypatch.setattr(memory, "_released_at", 0.0)
-    monkeypatch.setattr(memory, "_pending", False)
-    monkeypatch.setattr(memory, "settle", lambda: True)
-    monkeypatch.setattr(memory, "FROZEN_FLOOR", 10)
-    monkeypatch.setattr(memory, "_frozen_after_release", 100)
-    monkeypatch.setattr(gc, "get_freeze_count", lambda: 150)
-    memory.settle_or_release(100.0)
-    memory.settle_or_release(200.0)
-    assert released == []  # grown by half: not yet
-    monkeypatch.setattr(gc, "get_freeze_count", lambda: 201)
-    memory.settle_or_release(300.0)  # doubled: marked ...
-    memory.settle_or_release(301.0)  # ... and released at the next call
-    assert released == [1.0]

@@ -16,10 +16,10 @@ player) waited for it. So:
 - `dropped()`: a session or a history was let go some other way than the reaper (evicted to
   make room, handed to another worker, a new scenario applied, a seek back replaying the
   history): marked for the next release, without one at once (the caller is a handler).
-- And a bound for any other way frozen objects become garbage: when the frozen count has
-  doubled since the last release (past FROZEN_FLOOR), the next settle releases instead.
-  Without these, sessions evicted or restarted after they were frozen stayed in memory for
-  good (bench/freeze.py: 13 of 15 evicted heavy runs alive after 5 rounds, +60 MB).
+  Without it, sessions evicted or restarted after they were frozen stayed in memory for
+  good (bench/freeze.py: 13 of 15 evicted heavy runs alive after 5 rounds, +60 MB). (No
+  release on the frozen count growing: it grows with every live session too, and a release
+  with thirty heavy runs alive is a 2 s full collection: tests/dos/test_pacing.py.)
 """
 
 from __future__ import annotations
@@ -41,9 +41,6 @@ _lock = threading.Lock()
 _full_collections = 0
 _released_at = float("-inf")
 _pending = False
-# The frozen count after the last release; past twice it (and FROZEN_FLOOR), release.
-FROZEN_FLOOR = 200_000
-_frozen_after_release = 0
 
 
 def _trim() -> None:
@@ -89,28 +86,21 @@ def _due(now: float) -> float | None:
 
 
 def settle_or_release(now: float | None = None) -> None:
-    """Once a second: a release that waited for its turn, else `settle` (which marks one
-    due when the frozen count has doubled since the last release)."""
-    global _pending
-    if (
-        _due(time.monotonic() if now is None else now) is None
-        and settle()
-        and gc.get_freeze_count() > max(FROZEN_FLOOR, 2 * _frozen_after_release)
-    ):
-        _pending = True
+    """Once a second: a release that waited for its turn, else `settle`."""
+    if _due(time.monotonic() if now is None else now) is None:
+        settle()
 
 
 def release() -> float:
     """Collect what freed sessions left (unfreezing first) and return the pages to the
     system; returns the seconds it took."""
-    global _full_collections, _frozen_after_release
+    global _full_collections
     started = time.perf_counter()
     with _lock:
         gc.unfreeze()
         gc.collect()
         _full_collections = gc.get_stats()[2]["collections"]
         gc.freeze()
-        _frozen_after_release = gc.get_freeze_count()
     _trim()
     took = time.perf_counter() - started
     log.info("freed sessions collected in %.2f s", took)
