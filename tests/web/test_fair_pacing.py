@@ -250,3 +250,23 @@ def test_a_frozen_run_replaced_by_a_new_scenario_is_collected_at_the_next_releas
         kept.append(session)  # the session stays; its old run must go
 
     assert frozen_then_let_go(monkeypatch, restart) == 1  # the session, not its old run
+
+
+def test_a_seek_back_marks_a_release_only_if_the_replaced_run_may_be_frozen(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(memory, "_pending", False)
+    try:
+        session = manager().create(Simulation.from_yaml(CRASH_LOOP_POD))
+        session.seek(20.0)
+        session.seek(10.0)  # a replay: the first run is dropped, nothing known of it
+        assert memory._pending
+        memory._pending = False
+        session.seek(5.0)  # the replaced run was made after the last freeze: plain garbage
+        assert not memory._pending
+        gc.collect()
+        assert memory.settle()  # now it may be frozen
+        session.seek(2.0)
+        assert memory._pending
+    finally:
+        gc.unfreeze()
