@@ -11,7 +11,7 @@ seeks and snapshots are charged to their address, the heavy runs are paced on th
 thread in slices, so the attack is slowed and nobody else. The attack lasts until the
 attackers have had the server do ATTACK_CPU_SECONDS of CPU work (bounding the work, not
 the wall time), and when the tabs leave their sessions are freed but for a few
-(IDLE_SESSIONS_PER_CLIENT), their memory collected. The run the audit used
+(IDLE_SESSIONS_PER_CLIENT), their memory collected (a release logged). The run the audit used
 (100 Pods of 20 such containers) is refused at the door, naming the cap.
 
 Prints the figures: the player's gaps, CPU and RSS.
@@ -36,6 +36,13 @@ CALM_SECONDS = 8.0
 ATTACK_CPU_SECONDS = 12.0  # server CPU time the attack lasts for ...
 ATTACK_WALL_LIMIT = 60.0  # ... or this long, whichever comes first
 IDLE_KEPT = 4  # IDLE_SESSIONS_PER_CLIENT: sessions without a tab one address keeps
+# What is honestly achievable for the memory once the tabs left: the freed sessions are
+# gone and their objects collected (a release, webapp/sessions/memory.py, logged), the
+# empty pages handed back (malloc_trim); but the allocators keep every arena that still
+# holds one live object, so the RSS does not fall back to the calm figure (printed, not
+# asserted: docs/limits.md). A release waits for its turn: at most RELEASE_WAIT.
+RELEASE_WAIT = 45.0  # RELEASE_SECONDS (30) and a full collection on a loaded machine
+RELEASED = re.compile(r"freed sessions collected in (\S+) s")
 
 
 def sessions_in_memory(server: LiveServer) -> int:
@@ -72,8 +79,50 @@ def calm_gap(player: Player, seconds: float) -> float:
     return player.max_gap(start, time.monotonic())
 
 
+def attack(server: LiveServer, player: Player, attackers: list[RawClient]) -> dict[str, float]:
+    """One wave: TABS heavy tabs of one address play until the server did
+    ATTACK_CPU_SECONDS of work, then leave; the figures of it."""
+    cpu_before = server.cpu_seconds()
+    start = time.monotonic()
+    for i in range(TABS):
+        tab = RawClient(server, source="127.0.0.2")
+        tab.emit("join", {"yaml": HEAVY_RUNS[i % len(HEAVY_RUNS)]})
+        tab.emit("clock", {"op": "speed", "value": 10})
+        tab.emit("clock", {"op": "play"})
+        attackers.append(tab)
+    wait_until(
+        lambda: server.cpu_seconds() - cpu_before >= ATTACK_CPU_SECONDS,
+        ATTACK_WALL_LIMIT,
+        step=0.25,
+    )
+    end = time.monotonic()
+    figures = {
+        "seconds": end - start,
+        "cpu": server.cpu_seconds() - cpu_before,
+        "gap": player.max_gap(start, end),
+        "gap_at": gap_at(player, start, end),
+        "peak_rss": server.rss_mb(),
+        "received": sum(a.bytes for a in attackers),
+        "internal": sum(a.internal_errors for a in attackers),
+    }
+    freed_at = len(server.stderr())  # a release from here on collects the freed sessions
+    for tab in attackers:
+        tab.close()
+    attackers.clear()
+    figures["during"] = sessions_in_memory(server)
+    # The player's session, and the few idle ones the address keeps: the rest are freed ...
+    figures["freed"] = wait_until(lambda: sessions_in_memory(server) <= 1 + IDLE_KEPT, 15, 0.5)
+    figures["kept"] = sessions_in_memory(server)
+    # ... and collected, their pages handed back: a release after the last was freed.
+    figures["released"] = wait_until(
+        lambda: RELEASED.search(server.stderr(), freed_at) is not None, RELEASE_WAIT, 0.5
+    )
+    figures["left_rss"] = server.rss_mb()
+    return figures
+
+
 def test_thirty_heavy_cluster_tabs_from_one_address_stall_no_other_player() -> None:
-    server = LiveServer()
+    server = LiveServer(env={"PLAYGROUND_LOG_FORMAT": "json"})  # info lines: the releases
     player = None
     attackers: list[RawClient] = []
     try:
@@ -89,65 +138,48 @@ def test_thirty_heavy_cluster_tabs_from_one_address_stall_no_other_player() -> N
         audit_answer = refused.seen
         refused.close()
 
-        cpu_before = server.cpu_seconds()
-        start = time.monotonic()
-        for i in range(TABS):
-            tab = RawClient(server, source="127.0.0.2")
-            tab.emit("join", {"yaml": HEAVY_RUNS[i % len(HEAVY_RUNS)]})
-            tab.emit("clock", {"op": "speed", "value": 10})
-            tab.emit("clock", {"op": "play"})
-            attackers.append(tab)
-        wait_until(
-            lambda: server.cpu_seconds() - cpu_before >= ATTACK_CPU_SECONDS,
-            ATTACK_WALL_LIMIT,
-            step=0.25,
-        )
-        end = time.monotonic()
-        attack_cpu = server.cpu_seconds() - cpu_before
-        attack_gap = player.max_gap(start, end)
-        attack_gap_at = gap_at(player, start, end)
-        peak_rss = server.rss_mb()
-        received = sum(a.bytes for a in attackers)
-        internal = sum(a.internal_errors for a in attackers)
-        for tab in attackers:
-            tab.close()
-        attackers = []
-        during = sessions_in_memory(server)
-        # The player's session, and the few idle ones the address keeps: the rest are freed.
-        freed = wait_until(lambda: sessions_in_memory(server) <= 1 + IDLE_KEPT, 15, step=0.5)
-        kept = sessions_in_memory(server)
-        time.sleep(2.0)  # their memory collected and handed back (webapp/sessions/memory.py)
-        left_rss = server.rss_mb()
+        waves = [attack(server, player, attackers)]
         calm_after = calm_gap(player, CALM_SECONDS)
         calm = calm_before  # the bound's baseline; after: for the record (it includes the
         # collection of the freed sessions, webapp/sessions/memory.py)
         print(
             f"\nplayer's longest gap: calm {calm_before:.2f} s before, {calm_after:.2f} s "
-            f"after; {attack_gap:.2f} s (from {attack_gap_at:.1f} s on) during {TABS} heavy tabs "
-            f"of one address "
-            f"({end - start:.1f} s, server CPU {attack_cpu:.1f} s = "
-            f"{attack_cpu / (end - start):.2f} cores; {received / 1e6:.1f} MB to the tabs)"
-            f"\nserver RSS: {calm_rss:.0f} MB calm, {peak_rss:.0f} MB at "
-            f"the attack's end, {left_rss:.0f} MB after the tabs left; sessions in memory: "
-            f"{during} during the attack, {kept} after"
+            f"after; server RSS {calm_rss:.0f} MB calm"
         )
-        problems = []
-        if attack_gap > calm + GAP_SLACK:
-            problems.append(
-                f"the player waited {attack_gap:.2f} s for an update during the attack "
-                f"(calm: {calm:.2f} s; bound: calm + {GAP_SLACK} s)"
+        for n, wave in enumerate(waves, 1):
+            print(
+                f"wave {n}: {wave['gap']:.2f} s (from {wave['gap_at']:.1f} s on) during {TABS} "
+                f"heavy tabs of one address ({wave['seconds']:.1f} s, server CPU "
+                f"{wave['cpu']:.1f} s = {wave['cpu'] / wave['seconds']:.2f} cores; "
+                f"{wave['received'] / 1e6:.1f} MB to the tabs); RSS {wave['peak_rss']:.0f} MB "
+                f"at its end, {wave['left_rss']:.0f} MB after the tabs left; sessions in "
+                f"memory: {wave['during']:.0f} during, {wave['kept']:.0f} after"
             )
+        releases = RELEASED.findall(server.stderr())
+        print(f"releases of freed sessions (webapp/sessions/memory.py), seconds: {releases}")
+        problems = []
+        for n, wave in enumerate(waves, 1):
+            if wave["gap"] > calm + GAP_SLACK:
+                problems.append(
+                    f"wave {n}: the player waited {wave['gap']:.2f} s for an update during the "
+                    f"attack (calm: {calm:.2f} s; bound: calm + {GAP_SLACK} s)"
+                )
+            if not wave["freed"]:
+                problems.append(
+                    f"wave {n}: {wave['kept']:.0f} sessions stayed in memory after the tabs left "
+                    f"(bound {1 + IDLE_KEPT})"
+                )
+            if not wave["released"]:
+                problems.append(
+                    f"wave {n}: the freed sessions were not collected within {RELEASE_WAIT:.0f} s "
+                    "of the tabs leaving (no release logged)"
+                )
+            if wave["internal"]:
+                problems.append(f"wave {n}: {wave['internal']:.0f} internal_error answer(s)")
         if player.errors:
             problems.append(f"the player got errors: {player.errors[:3]}")
         if b"run_too_heavy" not in audit_answer:
             problems.append(f"the audit's run was not refused as too heavy: {audit_answer[:300]!r}")
-        if not freed:
-            problems.append(
-                f"{kept} sessions stayed in memory after the tabs left (bound {1 + IDLE_KEPT}; "
-                f"RSS {left_rss:.0f} MB, calm {calm_rss:.0f} MB)"
-            )
-        if internal:
-            problems.append(f"{internal} internal_error answer(s) to the attackers")
         problems += [f"server stderr: {p}" for p in server_problems(server)]
         assert not problems, "\n".join(problems)
     finally:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from tests.samples import POD
@@ -197,3 +199,74 @@ def test_freed_sessions_are_collected_at_most_once_per_interval(monkeypatch: Any
     assert len(released) == 2  # ... for its turn
     memory.settle_or_release(200.0)
     assert len(released) == 2  # nothing freed since
+
+
+def frozen_then_let_go(monkeypatch: Any, let_go: Callable[[SessionManager, Any], None]) -> int:
+    """A session frozen with the server's objects (a full collection, then `settle`), let go
+    by `let_go(manager, session)`; then the scheduler's once-a-second call past
+    RELEASE_SECONDS. Returns how many of the session and its run are still alive."""
+    monkeypatch.setattr(memory, "_released_at", float("-inf"))
+    monkeypatch.setattr(memory, "_pending", False)
+    monkeypatch.setattr(memory, "_trim", lambda: None)
+    try:
+        sessions = manager(max_per_client=1)
+        session = sessions.create(Simulation.from_yaml(CRASH_LOOP_POD), client="a", tab="t")
+        session.seek(30.0)
+        alive = [weakref.ref(session), weakref.ref(session.sim)]
+        gc.collect()
+        assert memory.settle()  # the session is frozen now
+        sessions.detach("t")
+        let_go(sessions, session)
+        del session
+        memory.settle_or_release(1000.0)
+        return sum(1 for ref in alive if ref() is not None)
+    finally:
+        gc.unfreeze()
+
+
+def test_a_frozen_session_evicted_to_make_room_is_collected_at_the_next_release(
+    monkeypatch: Any,
+) -> None:
+    def evict(sessions: SessionManager, _: Any) -> None:
+        sessions.create(FakeSimulation.from_scenario(parse_scenario(POD)), client="a")
+
+    assert frozen_then_let_go(monkeypatch, evict) == 0
+
+
+def test_a_frozen_session_handed_over_is_collected_at_the_next_release(monkeypatch: Any) -> None:
+    def remove(sessions: SessionManager, session: Any) -> None:
+        sessions.remove(session.id)
+
+    assert frozen_then_let_go(monkeypatch, remove) == 0
+
+
+def test_a_frozen_run_replaced_by_a_new_scenario_is_collected_at_the_next_release(
+    monkeypatch: Any,
+) -> None:
+    kept: list[Any] = []
+
+    def restart(_: SessionManager, session: Any) -> None:
+        session.restart(Simulation.from_yaml(CRASH_LOOP_POD))
+        kept.append(session)  # the session stays; its old run must go
+
+    assert frozen_then_let_go(monkeypatch, restart) == 1  # the session, not its old run
+
+
+def test_a_seek_back_marks_a_release_only_if_the_replaced_run_may_be_frozen(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(memory, "_pending", False)
+    try:
+        session = manager().create(Simulation.from_yaml(CRASH_LOOP_POD))
+        session.seek(20.0)
+        session.seek(10.0)  # a replay: the first run is dropped, nothing known of it
+        assert memory._pending
+        memory._pending = False
+        session.seek(5.0)  # the replaced run was made after the last freeze: plain garbage
+        assert not memory._pending
+        gc.collect()
+        assert memory.settle()  # now it may be frozen
+        session.seek(2.0)
+        assert memory._pending
+    finally:
+        gc.unfreeze()

@@ -46,6 +46,7 @@ from typing import Any
 from webapp.classes import codes
 from webapp.records import LEASE_MS, PREFIX, RedisLeases, bounded_redis
 from webapp.sessions import wire
+from webapp.storage import write_fault
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,9 @@ class Span:
         self.pending: queue.Queue[dict[str, Any]] = queue.Queue(max_pending)
         self.stopped = threading.Event()
         self._threads: list[threading.Thread] = []
+        # Why rounds fail while Redis is lost (None: they work); logged once, in one line,
+        # as records are (webapp/records.py RecordHealth), not a traceback every second.
+        self.round_fault: str | None = None
 
     # -- the tab's worker: routing ---------------------------------------------------------
 
@@ -452,11 +456,25 @@ class Span:
     def _rounds(self) -> None:
         while not self.stopped.is_set():
             started = time.monotonic()
-            try:
-                self.round()
-            except Exception:
-                log.exception("class span round failed")
+            self.run_round()
             self.stopped.wait(max(0.0, self.round_seconds - (time.monotonic() - started)))
+
+    def run_round(self) -> None:
+        """One round; a Redis fault (down, unreachable, read-only) is logged in one line
+        when it starts and when rounds work again, any other error with its traceback."""
+        try:
+            self.round()
+        except Exception as error:
+            cause = write_fault(error)
+            if cause is None:
+                log.exception("class span round failed")
+            elif self.round_fault is None:
+                self.round_fault = cause
+                log.warning("class span rounds cannot reach Redis: %s", cause)
+            return
+        if self.round_fault is not None:
+            self.round_fault = None
+            log.warning("class span rounds reach Redis again")
 
     def drain(self) -> None:
         """SIGTERM, after the classes were saved and the sessions written: let the classes

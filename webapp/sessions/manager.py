@@ -185,6 +185,7 @@ class SessionManager:
         with self._lock:
             session = self._sessions.pop(session_id, None)
             if session is not None:
+                memory.dropped()  # collected at the next release (memory.py)
                 for sid in session.tabs:
                     if self._tab_session.get(sid) == session_id:
                         del self._tab_session[sid]
@@ -198,6 +199,7 @@ class SessionManager:
             return False
         victim = min(idle, key=lambda s: (s.used, s.left_at))
         del self._sessions[victim.id]
+        memory.dropped()  # collected at the next release (memory.py)
         log.info("session limit reached: freed an idle session to make room")
         return True
 

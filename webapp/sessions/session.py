@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webapp.engine.checkpoint import CheckpointStore
+from webapp.sessions import memory
 from webapp.sessions.budget import CpuBudget, charged, held, slice_stop
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.derived import derived_payload
@@ -192,7 +193,11 @@ class Session:
         self.max_action_bytes: int | None = None
         self._install(sim, future=[])
 
-    def _install(self, sim: Any, future: list[dict[str, Any]]) -> None:
+    def _install(self, sim: Any, future: list[dict[str, Any]], made_at: int | None = None) -> None:
+        """`made_at`: `memory.freezes()` before `sim` was built (None: not known)."""
+        if getattr(self, "sim", None) is not None:  # the old run, if frozen since: collected
+            memory.dropped(self._installed_at)  # at the next release (memory.py)
+        self._installed_at = made_at
         if hasattr(sim, "checkpoints"):  # the engine keeps this history's checkpoints here
             sim.checkpoints = self.checkpoints
         self.sim = sim
@@ -398,6 +403,7 @@ class Session:
         if t >= self.sim.now and not self._checkpoint_ahead(t):
             self.run_until(t)
         else:
+            made_at = memory.freezes()
             timeline = self.actions
             past = [a for a in timeline if a["at"] <= t]
             future = [a for a in timeline if a["at"] > t]
@@ -407,7 +413,7 @@ class Session:
                                     horizon=self.sim.horizon, checkpoints=self.checkpoints)  # fmt: skip
             else:
                 sim = engine.replay(self.scenario, past, until=t, seed=self.seed)
-            self._install(sim, future)
+            self._install(sim, future, made_at)
         self.clock.reanchor()
 
     def _checkpoint_ahead(self, t: float) -> bool:
