@@ -116,7 +116,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       });
       const answer = await response.json();
       if (response.status !== 201) throw new Error(answer.message || String(response.status));
-      store(answer.code, { key: answer.teacherKey });
+      // The key and PIN stay in this browser; the teacher page shows them once (the link to
+      // open on another computer, its QR code for the teacher's phone, the PIN).
+      store(answer.code, { key: answer.teacherKey, pin: answer.teacherPin, fresh: true });
       location.assign(`/c/${answer.code}/teach`);
     } catch (error) {
       notice(i18n.t("class.start.failed", { message: error.message }));
@@ -143,10 +145,89 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   // Teacher
   if (role === "teacher" && location.hash.startsWith("#key=")) {
-    // The key arrived in the fragment (never sent to the server): keep it in storage and
-    // take it out of the address bar, which a projector shows.
-    store(code, { key: decodeURIComponent(location.hash.slice(5)) });
+    // The key (and PIN) arrived in the fragment (never sent to the server): keep them in
+    // storage and take them out of the address bar, which a projector shows.
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    store(code, { key: fragment.get("key") || undefined, pin: fragment.get("pin") || undefined });
     history.replaceState(null, "", location.pathname + location.search);
+  }
+  // The teacher's access: the teacher link (key and PIN in its fragment), a copy button, its
+  // QR code (drawn by the server over the socket, class:link) and the teacher PIN for a
+  // projector PC. Shown once after "Start a class", and again from the Class menu.
+  const teacherLink = () => {
+    const { key, pin } = stored(code);
+    return key ? `${location.origin}/c/${code}/teach#key=${encodeURIComponent(key)}&pin=${encodeURIComponent(pin || "")}` : "";
+  };
+  const accessLink = h("input", { class: "class-teacher-link", id: "class-teacher-link", readonly: "", spellcheck: "false" });
+  const accessCopy = h("button", { type: "button", class: "button", id: "class-teacher-copy", on: { click: async () => {
+    accessLink.select();
+    try {
+      await navigator.clipboard.writeText(accessLink.value);
+      setText(accessCopied, i18n.t("class.access.copied"));
+    } catch {
+      setText(accessCopied, i18n.t("class.access.select"));
+    }
+  } } });
+  const accessCopied = h("span", { class: "hint", id: "class-teacher-copied", role: "status" });
+  const accessQr = h("img", { class: "class-qr", id: "class-teacher-qr", width: "160", height: "160", hidden: true });
+  const accessPin = h("strong", { class: "class-pin", id: "class-teacher-pin" });
+  const accessNoLink = h("p", { class: "hint", id: "class-teacher-nolink", hidden: true });
+  const accessClose = h("button", { type: "button", class: "button", id: "class-access-close", on: { click: () => {
+    access.hidden = true;
+  } } });
+  const access = h("div", { class: "class-access", id: "class-access", role: "dialog", "aria-labelledby": "class-access-heading", hidden: true },
+    h("h3", { id: "class-access-heading", "data-i18n": "class.access.heading" }),
+    h("p", { class: "hint", "data-i18n": "class.access.why" }),
+    h("div", { class: "control-row class-access-link" }, accessLink, accessCopy, accessCopied),
+    accessNoLink, accessQr,
+    h("p", {}, h("span", { "data-i18n": "class.access.pin" }), " ", accessPin),
+    h("p", { class: "hint", "data-i18n": "class.access.pinHow" }),
+    accessClose);
+  function showAccess() {
+    const { key, pin } = stored(code);
+    accessLink.value = teacherLink();
+    accessLink.hidden = accessCopy.hidden = !key;
+    accessNoLink.hidden = Boolean(key);
+    setText(accessPin, pin || "—");
+    setText(accessCopied, "");
+    access.hidden = false;
+    if (key && classState) socket.emit("class:link", { key, pin: pin || "" });
+  }
+  socket.on("class:link", ({ qr: svg }) => {
+    accessQr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+    accessQr.hidden = false;
+  });
+  // The teacher page's Class menu: the teacher link and PIN again.
+  const accessMenuButton = h("button", { type: "button", class: "button", id: "class-show-access", on: { click: () => {
+    teacherMenu.open = false;
+    showAccess();
+  } } });
+  const teacherMenuSummary = h("summary", { class: "button", id: "class-menu" });
+  const teacherMenu = h("details", { class: "class-entry" }, teacherMenuSummary,
+    h("div", { class: "menu class-menu" }, accessMenuButton));
+  if (code && role === "teacher") {
+    topbar.insertBefore(h("div", { class: "topbar-group" }, teacherMenu), connection);
+    registerMenu(teacherMenu);
+  }
+  // A teacher page without the key asks for the teacher PIN (a projector PC).
+  const pinInput = h("input", { id: "class-pin", class: "class-pin-input", inputmode: "numeric", maxlength: "12",
+    autocomplete: "off", spellcheck: "false" });
+  const pinLabel = h("label", { for: "class-pin", id: "class-pin-label" });
+  const pinGo = h("button", { type: "button", class: "button button-primary", id: "class-pin-go", on: { click: () => {
+    const pin = pinInput.value.replace(/\s/g, "");
+    if (pin) teachWith({ pin });
+  } } });
+  pinInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") pinGo.click();
+  });
+  const pinForm = h("div", { class: "class-name-form", id: "class-pin-form", hidden: true }, pinLabel, pinInput, pinGo);
+  let triedPin = null;
+  function teachWith(secret) {
+    pending = true;
+    pinForm.hidden = true;
+    triedPin = secret.pin ?? null;
+    socket.emit("lang", { lang: i18n.lang() });
+    socket.emit("class:teach", { code, ...secret });
   }
   const joinUrl = h("a", { class: "class-join-url", id: "class-join-url", href: `/c/${code}` }, `${location.origin}/c/${code}`);
   const qr = h("img", { class: "class-qr", id: "class-qr", src: code ? `/c/${code}/qr.svg` : "", width: "160", height: "160" });
@@ -203,8 +284,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   if (role === "teacher") {
     fill(panel,
       h("div", { class: "class-identity" }, heading, codeBig,
-        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note),
-      qr,
+        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note,
+        pinForm),
+      qr, access,
       h("div", { class: "class-tools" },
         h("div", { class: "control-row" }, modeButton, lockButton, exportButton, endButton),
         h("div", { class: "control-row" }, handoutButton,
@@ -233,14 +315,14 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   }
   function join() {
     if (role === "teacher") {
-      const key = stored(code).key;
-      if (!key) {
+      const { key, pin } = stored(code);
+      if (key) teachWith({ key });
+      else if (pin) teachWith({ pin });
+      else {
         setText(message, i18n.t("class.needKey"));
-        return;
+        pinForm.hidden = false;
+        pinInput.focus();
       }
-      pending = true;
-      socket.emit("lang", { lang: i18n.lang() });
-      socket.emit("class:teach", { code, key });
       return;
     }
     const me = stored(code);
@@ -265,6 +347,13 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (!pending) return false;
     pending = false;
     setText(message, error.message || error.code || "");
+    if (role === "teacher" && ["class_bad_key", "class_bad_pin", "class_pin_rate_limited"].includes(error.code)) {
+      // A wrong (or stale) secret: forget it, and ask for the PIN.
+      if (error.code === "class_bad_key") store(code, { key: undefined });
+      if (triedPin !== null && error.code === "class_bad_pin") store(code, { pin: undefined });
+      pinForm.hidden = false;
+      pinInput.focus();
+    }
     if (role === "student" && (error.code === "class_name_taken" || error.code === "class_name_invalid")) {
       nameForm.hidden = false;
       nameInput.focus();
@@ -276,12 +365,19 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     pending = false;
     classState = state;
     if (state.role === "student" && state.name) store(code, { name: state.name, ...(state.token ? { token: state.token } : {}) });
+    if (state.role === "teacher" && triedPin !== null) store(code, { pin: triedPin }); // the PIN worked
+    triedPin = null;
+    const fresh = state.role === "teacher" && stored(code).fresh;
     body.dataset.classRole = state.role;
     body.dataset.classFollowing = String(Boolean(state.following));
     body.dataset.classLocked = String(Boolean(state.locked) && state.role === "student");
     body.dataset.classEnded = String(Boolean(state.ended));
     delete body.dataset.classRemoved;
     render();
+    if (fresh) {
+      store(code, { fresh: undefined });
+      showAccess();
+    }
   });
   socket.on("class:roster", (value) => {
     roster = value;
@@ -322,6 +418,14 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(askButton, i18n.t("class.ask.go"));
       setText(exportButton, i18n.t("class.export"));
       setText(endButton, i18n.t("class.end"));
+      setText(teacherMenuSummary, i18n.t("class.menu"));
+      setText(accessMenuButton, i18n.t("class.access.menu"));
+      setText(accessCopy, i18n.t("class.access.copy"));
+      setText(accessClose, i18n.t("class.watch.close"));
+      setText(accessNoLink, i18n.t("class.access.nolink"));
+      setText(pinLabel, i18n.t("class.pin.label"));
+      setText(pinGo, i18n.t("class.pin.go"));
+      accessQr.alt = i18n.t("class.access.qr");
       qr.alt = i18n.t("class.qr");
       renderRoster();
       renderChart();

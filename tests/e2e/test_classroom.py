@@ -305,3 +305,87 @@ def test_the_teacher_removes_a_student_from_the_roster(browser: Browser, base_ur
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_the_teacher_moves_with_the_teacher_link_and_with_the_pin(
+    browser: Browser, base_url: str, artifacts: Path
+) -> None:
+    """Issue 21, item 1: Start a class shows the teacher link (copy, QR) and PIN; a fresh
+    context opens the link and carries on; another types the PIN at /c/CODE/teach."""
+    contexts: list[BrowserContext] = []
+
+    def context(locale: str = "en-US", **kwargs: object) -> Page:
+        ctx = browser.new_context(base_url=base_url, locale=locale, **kwargs)  # type: ignore[arg-type]
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    try:
+        teacher = context(permissions=["clipboard-read", "clipboard-write"])
+        code = start_class(teacher)
+        access = teacher.locator("#class-access")
+        expect(access).to_be_visible()
+        link = teacher.locator("#class-teacher-link").input_value()
+        assert re.fullmatch(rf"{re.escape(base_url)}/c/{code}/teach#key=[\w-]+&pin=\d{{6}}", link)
+        pin = teacher.locator("#class-teacher-pin").inner_text()
+        assert re.fullmatch(r"\d{6}", pin) and link.endswith(f"&pin={pin}")
+        expect(teacher.locator("#class-teacher-qr")).to_be_visible()
+        teacher.wait_for_function(
+            "() => document.getElementById('class-teacher-qr').naturalWidth > 0"
+        )
+        teacher.click("#class-teacher-copy")
+        expect(teacher.locator("#class-teacher-copied")).to_have_text("Copied.")
+        assert teacher.evaluate("navigator.clipboard.readText()") == link
+        teacher.screenshot(path=str(artifacts / "class-teacher-access.png"))
+        teacher.click("#class-access-close")
+        expect(access).to_be_hidden()
+        teacher.click("#class-menu")
+        teacher.click("#class-show-access")
+        expect(access).to_be_visible()
+        expect(teacher.locator("#class-teacher-link")).to_have_value(link)
+
+        ann = context()
+        join_class(ann, code, "Ann", by_code=False)
+        student_html = ann.content()
+        assert pin not in student_html and link.split("key=")[1].split("&")[0] not in student_html
+
+        # A fresh context opens the teacher link and carries on there: asks, sees answers.
+        laptop = context()
+        laptop.goto(link)
+        expect(laptop.locator("body")).to_have_attribute("data-class-role", "teacher")
+        assert "#key" not in laptop.url
+        expect(laptop.locator("#class-roster-body tr")).to_have_count(1)
+        laptop.fill("#class-ask-seconds", "5")
+        laptop.click("#class-ask")
+        expect(ann.locator("#class-question-text")).to_be_visible()
+        ann.locator(".class-choice").first.click()
+        expect(laptop.locator("#class-answered")).to_have_text("1 of 1 answered")
+        laptop.click("#class-menu")
+        laptop.click("#class-show-access")
+        expect(laptop.locator("#class-teacher-pin")).to_have_text(pin)
+
+        # A projector PC in 简体中文: the PIN, a wrong one first.
+        projector = context("zh-CN")
+        projector.goto(f"/c/{code}/teach")
+        expect(projector.locator("#class-pin-form")).to_be_visible()
+        projector.fill("#class-pin", "000000" if pin != "000000" else "111111")
+        projector.click("#class-pin-go")
+        expect(projector.locator("#class-message")).to_have_text(
+            re.compile("这不是课堂 .* 的教师 PIN")
+        )
+        projector.fill("#class-pin", pin)
+        projector.click("#class-pin-go")
+        expect(projector.locator("body")).to_have_attribute("data-class-role", "teacher")
+        expect(projector.locator("#class-answered")).to_have_text(re.compile("1"))
+        projector.reload()  # the PIN is remembered in this browser
+        expect(projector.locator("body")).to_have_attribute("data-class-role", "teacher")
+        expect(projector.locator("#class-roster-body tr")).to_have_count(1)
+        projector.click("#class-reveal")
+        expect(ann.locator("#class-revealed")).to_be_visible()
+        projector.click("#class-menu")
+        projector.click("#class-show-access")
+        expect(projector.locator("#class-teacher-nolink")).to_be_visible()
+        expect(projector.locator("#class-teacher-link")).to_be_hidden()
+        assert pin not in ann.content()
+    finally:
+        for ctx in contexts:
+            ctx.close()

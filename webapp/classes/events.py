@@ -1,7 +1,10 @@
 """The classroom's Socket.IO events (ARCHITECTURE.md, "Classroom").
 
 client -> server
-    class:teach   {code, key}               the teacher's tab: class:state, snapshot, roster
+    class:teach   {code, key} | {code, pin} the teacher's tab: class:state, snapshot, roster;
+                                            the key is the teacher link's, the PIN (six
+                                            digits, tries rate-limited) a projector PC's
+    class:link    {key}                     teacher: a QR code (SVG) of the teacher link
     class:join    {code, name, token?}      a student's tab: class:state, snapshot (following);
                                             `token` (given in the first class:state) takes a
                                             name back after a dropped connection or reload
@@ -51,11 +54,10 @@ def register(classes: Classes) -> dict[str, Any]:
         return cls
 
     def on_teach(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
-        check.only_fields(payload, ["code", "key"])
+        check.only_fields(payload, ["code", "key", "pin"])
         code = check.text(payload, "code")
         cls = find(code)
-        if not codes.secret_matches(payload.get("key"), cls.key_hash):
-            raise Refusal("class_bad_key", class_code=cls.code)
+        classes.check_teacher(cls, payload, current_client())
         _leave_other_class(classes, sid, cls)
         session = classes.teacher_session(cls)
         with cls.lock:
@@ -67,6 +69,25 @@ def register(classes: Classes) -> dict[str, Any]:
         for qid, question in cls.questions.items():
             if qid not in cls.revealed:
                 classes.emit("class:question", _public(question), sid)
+
+    def on_link(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:link {key, pin?}`: a QR code of the teacher link, for the teacher's phone.
+        Drawn here as the join QR is, over the socket: the key never travels in a URL a
+        server could log. Only a teacher tab that holds the key itself gets it."""
+        from flask import request
+
+        from webapp.classes.routes import qr_svg, teacher_path
+
+        check.only_fields(payload, ["key", "pin"])
+        cls = classes.teacher_of(sid)
+        key = payload.get("key")
+        if not codes.secret_matches(key, cls.key_hash):
+            raise Refusal("class_bad_key", class_code=cls.code)
+        pin = payload.get("pin")
+        if not codes.pin_matches(cls.code, pin, cls.pin_hash):
+            raise Refusal("class_bad_pin", class_code=cls.code)
+        url = request.host_url.rstrip("/") + teacher_path(cls.code, str(key), str(pin))
+        classes.emit("class:link", {"code": cls.code, "qr": qr_svg(url)}, sid)
 
     def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["code", "name", "token"])
@@ -285,6 +306,7 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:scenario": on_scenario,
         "quiz:ask": on_quiz,
         "class:teach": on_teach,
+        "class:link": on_link,
         "class:join": on_join,
         "class:follow": on_follow,
         "class:fork": on_fork,

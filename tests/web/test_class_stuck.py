@@ -1,0 +1,54 @@
+"""Issue 21, item 2: "stuck means stuck". A student's crash-looping Pod is flagged within 2
+minutes of their run's time however often it briefly runs (each brief Running used to reset
+the timer), on the real engine; a student raises a hand, and the teacher or the student
+clears it."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from tests.web.test_class_bounds import make_app
+from tests.web.test_classroom import connect, errors, received
+from webapp.classes import classes_of
+from webapp.realtime import realtime_of
+
+
+def start(app: Flask) -> tuple[object, object, str]:
+    made = app.test_client().post("/api/classes", json={"scenario": "crash-loop-backoff"}).json
+    teacher = connect(app)
+    teacher.emit("class:teach", {"code": made["code"], "key": made["teacherKey"]})
+    student = connect(app)
+    student.emit("class:join", {"code": made["code"], "name": "Ann"})
+    received(teacher), received(student)
+    return teacher, student, made["code"]
+
+
+def test_a_crash_looping_student_is_flagged_within_two_minutes_of_run_time(tmp_path) -> None:
+    app = make_app(tmp_path / "db.sqlite3")
+    _teacher, student, code = start(app)
+    student.emit("class:fork", {})
+    student.emit("clock", {"op": "play"})
+    assert not errors(student)
+    classes = classes_of(app)
+    cls = classes.get(code)
+    scheduler = realtime_of(app).scheduler
+    statuses: list[tuple[float, str]] = []
+    flagged_at = None
+    for second in range(1, 200):
+        scheduler.tick(1000.0 + second)  # one wall second at 1x: one virtual second
+        row = classes.roster(cls)["students"][0]
+        statuses.append((row["now"], row["status"]))
+        if "failing" in row["stuck"]:
+            flagged_at = row["now"]
+            break
+    running_after_crash = [
+        t
+        for t, s in statuses
+        if s == "Running" and any(u < t for u, v in statuses if v != "Running" and u > 2)
+    ]
+    print(
+        f"\nissue 21: crash loop flagged at run second {flagged_at}; Running seen at {running_after_crash[:6]}"
+    )
+    assert flagged_at is not None and flagged_at <= 121, statuses[-5:]
+    # It ran briefly after crashing (the old rule's reset), and was flagged all the same.
+    assert running_after_crash
