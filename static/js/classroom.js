@@ -280,6 +280,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const tryButton = h("button", { type: "button", class: "button button-primary", id: "class-try", on: { click: () => socket.emit("class:fork", {}) } });
   const followButton = h("button", { type: "button", class: "button", id: "class-follow", on: { click: () => socket.emit("class:follow", {}) } });
   const questionBox = h("div", { class: "class-question", id: "class-question", hidden: true });
+  // "Raise hand": shown in the teacher's roster until the teacher or the student lowers it.
+  const handButton = h("button", { type: "button", class: "button", id: "class-hand", "aria-pressed": "false",
+    on: { click: () => socket.emit("class:hand", { up: !classState?.handUp }) } });
 
   if (role === "teacher") {
     fill(panel,
@@ -301,7 +304,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     fill(panel,
       h("div", { class: "class-identity" }, heading, you, followState, message, note),
       nameForm,
-      h("div", { class: "control-row class-student-tools" }, tryButton, followButton),
+      h("div", { class: "control-row class-student-tools" }, tryButton, followButton, handButton),
       questionBox);
   }
 
@@ -438,13 +441,17 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(tryButton, i18n.t("class.tryIt"));
       setText(followButton, i18n.t("class.followAgain"));
       tryButton.hidden = !classState?.following;
+      handButton.hidden = !classState;
+      handButton.setAttribute("aria-pressed", String(Boolean(classState?.handUp)));
+      body.dataset.classHand = String(Boolean(classState?.handUp));
+      setText(handButton, i18n.t(classState?.handUp ? "class.hand.lower" : "class.hand.raise"));
       followButton.hidden = !classState || classState.following;
       renderQuestion();
     }
     i18n.translateTree(panel);
   }
 
-  const COLUMNS = ["name", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck", "remove"];
+  const COLUMNS = ["name", "hand", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck", "remove"];
   function renderRoster() {
     if (role !== "teacher") return;
     const students = roster?.students ?? [];
@@ -460,7 +467,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       const answers = showAnswers
         ? Object.entries(s.answers).map(([id, choice]) => `${id}: ${choiceText(id, choice)}`).join(", ")
         : Object.keys(s.answers).map((id) => `${id} ✓`).join(", ");
-      const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : ""], tabindex: "0",
+      const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : "", s.handUp ? "hand-up" : ""], tabindex: "0",
         dataset: { name: s.name }, on: {
           click: () => socket.emit("class:watch", { name: s.name }),
           keydown: (event) => {
@@ -468,6 +475,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
           },
         } },
       h("td", { class: "class-name-cell" }, s.name),
+      h("td", { class: "class-hand-cell" }, s.handUp ? lowerButton(s.name) : ""),
       h("td", {}, i18n.t(s.connected ? "class.yes" : "class.no")),
       h("td", {}, i18n.t(mode)),
       h("td", { class: "mono" }, s.scenario),
@@ -481,6 +489,16 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("td", {}, removeButton(s.name)));
       return row;
     }));
+  }
+
+  // A raised hand, and the teacher's control to lower it.
+  function lowerButton(name) {
+    const stop = (event) => event.stopPropagation(); // not the row's watch
+    return h("button", { type: "button", class: "button class-lower", "aria-label": i18n.t("class.hand.lowerFor", { name }),
+      on: { keydown: stop, click: (event) => {
+        stop(event);
+        socket.emit("class:lower", { name });
+      } } }, `✋ ${i18n.t("class.hand.lower")}`);
   }
 
   // Remove a student (class:remove): their tab is told, their name is free again.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Flask
 
 from tests.web.test_class_bounds import make_app
-from tests.web.test_classroom import connect, errors, received
+from tests.web.test_classroom import connect, errors, of, received
 from webapp.classes import classes_of
 from webapp.realtime import realtime_of
 
@@ -52,3 +52,24 @@ def test_a_crash_looping_student_is_flagged_within_two_minutes_of_run_time(tmp_p
     assert flagged_at is not None and flagged_at <= 121, statuses[-5:]
     # It ran briefly after crashing (the old rule's reset), and was flagged all the same.
     assert running_after_crash
+
+
+def test_a_raised_hand_shows_in_the_roster_until_lowered(tmp_path) -> None:
+    app = make_app(tmp_path / "db.sqlite3")
+    teacher, student, _ = start(app)
+    student.emit("class:hand", {"up": True})
+    assert of(received(student), "class:state")[-1]["handUp"] is True
+    assert of(received(teacher), "class:roster")[-1]["students"][0]["handUp"] is True
+    teacher.emit("class:lower", {"name": "ann"})
+    assert of(received(student), "class:state")[-1]["handUp"] is False
+    assert of(received(teacher), "class:roster")[-1]["students"][0]["handUp"] is False
+    student.emit("class:hand", {"up": True})
+    student.emit("class:hand", {"up": False})  # the student lowers it themselves
+    assert of(received(teacher), "class:roster")[-1]["students"][0]["handUp"] is False
+    student.emit("class:hand", {"up": "yes"})
+    (error,) = errors(student)
+    assert '"editor"' not in error["message"] and '"up"' in error["message"], error
+    teacher.emit("class:hand", {"up": True})
+    assert errors(teacher)[0]["code"] == "class_student_only"
+    student.emit("class:lower", {"name": "Ann"})
+    assert errors(student)[0]["code"] == "class_teacher_only"

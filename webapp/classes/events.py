@@ -17,6 +17,8 @@ client -> server
     class:answer  {id, choice}              student
     class:watch   {name}                    teacher: a read-only look at one student's run
     class:export  {}                        teacher: the roster and answers as CSV text
+    class:hand    {up: bool}                student: raise or lower their hand
+    class:lower   {name}                    teacher: lower a student's raised hand
     class:remove  {name}                    teacher: a student leaves the class, their name
                                             free again; their tab gets `class_removed`
     class:scenario {scenario}               teacher: restart the class's run with a built-in
@@ -219,6 +221,29 @@ def register(classes: Classes) -> dict[str, Any]:
             raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
         classes.remove(cls, name)
 
+    def on_hand(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:hand {up}`: the student raises (or lowers) their hand; the roster shows it."""
+        check.only_fields(payload, ["up"])
+        cls, student = classes.student_of(sid)
+        if not isinstance(payload.get("up"), bool):
+            raise check.PayloadProblem("not_boolean", field="up")
+        student.hand_up = payload["up"]
+        classes.send_state(cls, sid)
+        classes.send_roster(cls)
+
+    def on_lower(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:lower {name}`: the teacher lowers a student's raised hand."""
+        check.only_fields(payload, ["name"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "name", limit=256)
+        student = cls.students.get(name.casefold())
+        if student is None:
+            raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
+        student.hand_up = False
+        if student.sid:
+            classes.send_state(cls, student.sid)
+        classes.send_roster(cls)
+
     def on_export(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, [])
         cls = classes.teacher_of(sid)
@@ -315,6 +340,8 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:end": on_end,
         "class:watch": on_watch,
         "class:export": on_export,
+        "class:hand": on_hand,
+        "class:lower": on_lower,
         "class:remove": on_remove,
         "class:handout": on_handout,
         "class:ask": on_ask,

@@ -668,6 +668,7 @@ class Classes:
         if student is not None:
             state["name"] = student.name
             state["own"] = None if student.following else student.own
+            state["handUp"] = student.hand_up
         if role == "teacher":
             state["students"] = len(cls.students)
             state["maxStudents"] = self.max_students
@@ -715,6 +716,7 @@ class Classes:
                     "answers": {q: a[key] for q, a in list(cls.answers.items()) if key in a},
                     "lastActivity": round(max(0.0, now_wall - student.last_activity)),
                     "stuck": stuck,
+                    "handUp": student.hand_up,
                 }
             )
         return {
