@@ -366,6 +366,12 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   socket.on("class:state", (state) => {
     pending = false;
+    if (role === "student" && classState && state.handouts !== classState.handouts) {
+      // A hand-out: the questions of the scenario before are no longer on the page.
+      for (const id of results.keys()) questions.delete(id);
+      results.clear();
+    }
+    if (!classState || classState.name !== state.name) setText(message, ""); // joined: no stale error
     classState = state;
     if (state.role === "student" && state.name) store(code, { name: state.name, ...(state.token ? { token: state.token } : {}) });
     if (state.role === "teacher" && triedPin !== null) store(code, { pin: triedPin }); // the PIN worked
@@ -437,7 +443,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(nameGo, i18n.t("class.name.go"));
       setText(you, classState?.name ? i18n.t("class.you", { name: classState.name }) : "");
       const mode = classState?.following ? "class.following" : classState?.own === "handout" ? "class.handout" : "class.fork";
-      setText(followState, classState ? i18n.t(mode) + (classState.locked ? ` · ${i18n.t("class.locked")}` : "") : "");
+      const explore = classState?.following && classState.mode === "free" ? ` · ${i18n.t("class.explore")}` : "";
+      setText(followState, classState ? i18n.t(mode) + explore + (classState.locked ? ` · ${i18n.t("class.locked")}` : "") : "");
+      body.dataset.classMode = classState?.mode ?? "";
       setText(tryButton, i18n.t("class.tryIt"));
       setText(followButton, i18n.t("class.followAgain"));
       tryButton.hidden = !classState?.following;
@@ -449,6 +457,17 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       renderQuestion();
     }
     i18n.translateTree(panel);
+    applyEnded();
+  }
+
+  // The class ended: every control of it is off (the page says so, render()); closing a
+  // box and presenter mode still work.
+  function applyEnded() {
+    if (!classState?.ended) return;
+    body.dataset.classEnded = "true";
+    for (const control of panel.querySelectorAll("button, input, select")) {
+      if (control !== accessClose && control.id !== "class-watch-close") control.disabled = true;
+    }
   }
 
   const COLUMNS = ["name", "hand", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck", "remove"];
@@ -465,8 +484,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     fill(rosterBody, students.map((s) => {
       const mode = s.following ? "class.following" : s.own === "handout" ? "class.handout" : "class.fork";
       const answers = showAnswers
-        ? Object.entries(s.answers).map(([id, choice]) => `${id}: ${choiceText(id, choice)}`).join(", ")
-        : Object.keys(s.answers).map((id) => `${id} ✓`).join(", ");
+        ? Object.entries(s.answers).map(([id, choice]) => `${questionText(id)}: ${choiceText(id, choice)}`).join(", ")
+        : Object.keys(s.answers).map((id) => `${questionText(id)} ✓`).join(", ");
       const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : "", s.handUp ? "hand-up" : ""], tabindex: "0",
         dataset: { name: s.name }, on: {
           click: () => socket.emit("class:watch", { name: s.name }),
@@ -489,6 +508,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("td", {}, removeButton(s.name)));
       return row;
     }));
+    applyEnded();
   }
 
   // A raised hand, and the teacher's control to lower it.
@@ -509,6 +529,11 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         stop(event);
         if (window.confirm(i18n.t("class.remove.confirm", { name }))) socket.emit("class:remove", { name });
       } } }, i18n.t("class.remove"));
+  }
+
+  function questionText(id) {
+    const q = questions.get(id) || roster?.questions?.find((x) => x.id === id);
+    return q ? text(q.question) : id;
   }
 
   function choiceText(id, choice) {
@@ -538,6 +563,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         ? h("p", { class: "class-revealed" }, i18n.t("class.revealed", { answer: text(q.choices[q.answer]) }))
         : h("button", { type: "button", class: "button", id: "class-reveal", on: { click: () => socket.emit("class:reveal", { id: q.id }) } },
           i18n.t("class.reveal")));
+    applyEnded();
   }
 
   function barFill(percent) {
@@ -568,6 +594,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
               renderQuestion();
             } } }, text(choice)))),
         answered.has(q.id) ? h("p", { class: "hint" }, i18n.t("class.answer.sent")) : null);
+      applyEnded();
       return;
     }
     const r = done[done.length - 1];
@@ -582,7 +609,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   function renderWatch(value) {
     watchOut.hidden = false;
-    const close = h("button", { type: "button", class: "button", on: { click: () => {
+    const close = h("button", { type: "button", class: "button", id: "class-watch-close", on: { click: () => {
       watchOut.hidden = true;
     } } }, i18n.t("class.watch.close"));
     fill(watchOut,

@@ -130,9 +130,10 @@ def test_a_class_with_one_teacher_and_three_students(
         for student in students:
             expect(student.locator("#class-revealed")).to_be_visible()
         # Who answered what: hidden until the teacher asks for it.
-        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("q1 ✓")
+        question = "What will STATUS be in 20 seconds?"
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text(f"{question} ✓")
         teacher.click("#class-show-answers")
-        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("q1:")
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text(f"{question}:")
 
         # Hand out: each student gets their own session, paused at second 5.
         teacher.fill("#class-handout-at", "5")
@@ -394,6 +395,75 @@ def test_the_teacher_moves_with_the_teacher_link_and_with_the_pin(
         expect(projector.locator("#class-teacher-nolink")).to_be_visible()
         expect(projector.locator("#class-teacher-link")).to_be_hidden()
         assert pin not in ann.content()
+    finally:
+        for ctx in contexts:
+            ctx.close()
+
+
+def test_the_leftovers_of_a_real_class(browser: Browser, base_url: str) -> None:
+    """Issue 21's leftovers: no stale "already called" after joining under another name; a
+    hand-out clears the revealed question; "Let students explore" is visible to students;
+    the roster names questions by their text; "End the class" turns every control off and
+    nobody is online any more (both languages)."""
+    contexts: list[BrowserContext] = []
+
+    def context(locale: str = "en-US") -> Page:
+        ctx = browser.new_context(base_url=base_url, locale=locale)
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    try:
+        teacher = context()
+        code = start_class(teacher)
+        teacher.click("#class-access-close")
+        alice = context()
+        join_class(alice, code, "Alice", by_code=False)
+        mei = context("zh-CN")
+        mei.goto(f"/c/{code}")
+        mei.fill("#class-name", "alice")
+        mei.click("#class-name-go")
+        expect(mei.locator("#class-message")).to_contain_text("alice")
+        mei.fill("#class-name", "小梅")
+        mei.click("#class-name-go")
+        expect(mei.locator("body")).to_have_attribute("data-class-following", "true")
+        expect(mei.locator("#class-message")).to_be_hidden()
+
+        # "Let students explore": the student's page says so.
+        teacher.click("#class-mode")
+        expect(alice.locator("#class-follow-state")).to_contain_text("The teacher lets you explore")
+        expect(mei.locator("#class-follow-state")).to_contain_text("老师允许你自由探索")
+        expect(alice.locator("body")).to_have_attribute("data-class-mode", "free")
+
+        # A question, answered and revealed; the roster names it by its text.
+        teacher.fill("#class-ask-seconds", "5")
+        teacher.click("#class-ask")
+        alice.locator(".class-choice").first.click()
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text(
+            "What will STATUS be in 5 seconds? ✓"
+        )
+        teacher.click("#class-reveal")
+        expect(alice.locator("#class-revealed")).to_be_visible()
+        # A hand-out: the revealed question of the scenario before leaves the students' panels.
+        teacher.click("#class-handout")
+        expect(alice.locator("body")).to_have_attribute("data-class-following", "false")
+        expect(alice.locator("#class-question")).to_be_hidden()
+        expect(mei.locator("#class-question")).to_be_hidden()
+
+        # End the class: every control off, nobody online, said in both languages.
+        teacher.once("dialog", lambda dialog: dialog.accept())
+        teacher.click("#class-end")
+        expect(teacher.locator("#class-message")).to_have_text("This class has ended.")
+        expect(mei.locator("#class-message")).to_have_text("这个课堂已经结束。")
+        for page in (teacher, alice, mei):
+            expect(page.locator("body")).to_have_attribute("data-class-ended", "true")
+            enabled = page.evaluate(
+                """() => [...document.querySelectorAll('#class-panel button, #class-panel input')]
+                  .filter(c => !c.disabled && c.offsetParent !== null
+                    && c.id !== 'class-access-close' && c.id !== 'class-watch-close')
+                  .map(c => c.id || c.className)"""
+            )
+            assert enabled == [], enabled
+        expect(teacher.locator("#class-roster-body tr").first).to_contain_text("no")
     finally:
         for ctx in contexts:
             ctx.close()

@@ -73,3 +73,35 @@ def test_a_raised_hand_shows_in_the_roster_until_lowered(tmp_path) -> None:
     assert errors(teacher)[0]["code"] == "class_student_only"
     student.emit("class:lower", {"name": "Ann"})
     assert errors(student)[0]["code"] == "class_teacher_only"
+
+
+# -- issue 21's leftovers, the server's side ------------------------------------------------
+
+
+def test_ended_class_roster_says_nobody_is_online(tmp_path) -> None:
+    app = make_app(tmp_path / "db.sqlite3")
+    teacher, _student, code = start(app)
+    classes = classes_of(app)
+    assert classes.roster(classes.get(code))["students"][0]["connected"] is True
+    teacher.emit("class:end", {})
+    messages = received(teacher)
+    assert of(messages, "class:state")[-1]["ended"] is True
+    assert of(messages, "class:roster")[-1]["students"][0]["connected"] is False
+
+
+def test_a_handout_is_counted_in_the_state_and_the_csv_names_questions_by_their_text(
+    tmp_path,
+) -> None:
+    app = make_app(tmp_path / "db.sqlite3")
+    teacher, student, _ = start(app)
+    teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 5}})
+    student.emit("class:answer", {"id": "q1", "choice": 0})
+    teacher.emit("class:export", {})
+    csv_text = of(received(teacher), "class:export")[0]["csv"]
+    head = csv_text.splitlines()[0]
+    assert "answer 1: What will STATUS be in 5 seconds?" in head, head
+    assert "q1" not in head
+    before = of(received(student), "class:state")
+    teacher.emit("class:handout", {"scenario": "plain-pod", "at": 0})
+    states = of(received(student), "class:state")
+    assert states[-1]["handouts"] == 1 and all(s.get("handouts", 0) == 0 for s in before)

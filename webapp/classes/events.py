@@ -398,8 +398,8 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
             "stage",
             "lesson_steps",
             "may_be_stuck",
-            *[f"answer:{q}" for q in qids],
-            *[f"correct:{q}" for q in qids],
+            *[f"answer {n}: {_question_text(cls, q)}" for n, q in enumerate(qids, 1)],
+            *[f"correct {n}: {_question_text(cls, q)}" for n, q in enumerate(qids, 1)],
         ]
     )
     for row in roster["students"]:
@@ -446,6 +446,14 @@ def _csv_row(writer: Any) -> Any:
         writer.writerow([csv_cell(cell) for cell in cells])
 
     return write
+
+
+def _question_text(cls: Classroom, qid: str) -> str:
+    """A question as asked, in the class's language (the CSV's column heads)."""
+    text = cls.questions[qid].get("question")
+    if isinstance(text, dict):
+        return str(text.get(cls.lang) or text.get("en") or qid)
+    return str(text or qid)
 
 
 def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:

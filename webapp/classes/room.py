@@ -126,6 +126,7 @@ class Classroom:
     answers: dict[str, dict[str, int]] = field(default_factory=dict)
     revealed: set[str] = field(default_factory=set)
     handout: dict[str, Any] | None = None
+    handouts: int = 0  # hand-outs so far: a student's page drops the questions of before
     lock: threading.RLock = field(default_factory=threading.RLock)
     saved: str = ""  # the last state written to the store
     saved_without_now: str = ""  # ... with its virtual second left out
@@ -664,6 +665,7 @@ class Classes:
             "ended": cls.ended,
             "joinUrl": f"/c/{cls.code}",
             "following": role == "student" and student is not None and student.following,
+            "handouts": cls.handouts,
         }
         if student is not None:
             state["name"] = student.name
@@ -704,7 +706,7 @@ class Classes:
             students.append(
                 {
                     "name": student.name,
-                    "connected": student.sid is not None,
+                    "connected": student.sid is not None and not cls.ended,
                     "following": student.following,
                     "own": None if student.following else student.own,
                     "session": own.public_id if own is not None else None,
@@ -845,6 +847,7 @@ class Classes:
         self.save(cls, force=True)
         self.store.end(cls.code)
         self.broadcast_state(cls)
+        self.send_roster(cls)  # nobody is in the class any more
 
     def round(self) -> None:
         """Once a second: rosters to teachers, state to the store, idle classes ended."""
