@@ -262,6 +262,15 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const rosterHead = h("thead", {}, h("tr"));
   const rosterTable = h("table", { class: "class-roster", id: "class-roster" }, rosterHead, rosterBody);
   const chart = h("div", { class: "class-chart", id: "class-chart" });
+  // Presenter mode (issue 21): the class strip is one line (the code and how many answered
+  // the last question); the question's chart opens over the page and closes.
+  const stripAnswered = h("span", { class: "class-strip-answered", id: "class-strip-answered" });
+  const chartOpen = h("button", { type: "button", class: "button", id: "class-chart-open", hidden: true, on: { click: () => {
+    body.dataset.chartOpen = "true";
+  } } });
+  const chartClose = h("button", { type: "button", class: "button class-chart-close", id: "class-chart-close", on: { click: () => {
+    body.dataset.chartOpen = "false";
+  } } });
   const watchOut = h("div", { class: "class-watch", id: "class-watch", hidden: true });
 
   // Student
@@ -286,7 +295,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   if (role === "teacher") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, codeBig,
+      h("div", { class: "class-identity" }, heading, h("div", { class: "class-strip" }, codeBig, stripAnswered, chartOpen),
         h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note,
         pinForm),
       qr, access,
@@ -466,7 +475,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (!classState?.ended) return;
     body.dataset.classEnded = "true";
     for (const control of panel.querySelectorAll("button, input, select")) {
-      if (control !== accessClose && control.id !== "class-watch-close") control.disabled = true;
+      if (control !== accessClose && !["class-watch-close", "class-chart-open", "class-chart-close"].includes(control.id)) control.disabled = true;
     }
   }
 
@@ -545,11 +554,16 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (role !== "teacher") return;
     const list = roster?.questions ?? [];
     const q = list[list.length - 1];
+    setText(chartOpen, i18n.t("class.chart.open"));
+    setText(chartClose, i18n.t("class.watch.close"));
+    chartOpen.hidden = !q;
     if (!q) {
       fill(chart);
+      setText(stripAnswered, "");
       return;
     }
     const total = roster.students.filter((s) => s.connected).length;
+    setText(stripAnswered, i18n.t("class.answered", { n: q.answered, total }));
     const max = Math.max(1, ...q.counts);
     fill(chart,
       h("p", { class: "class-chart-question" }, text(q.question)),
@@ -562,7 +576,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       q.revealed
         ? h("p", { class: "class-revealed" }, i18n.t("class.revealed", { answer: text(q.choices[q.answer]) }))
         : h("button", { type: "button", class: "button", id: "class-reveal", on: { click: () => socket.emit("class:reveal", { id: q.id }) } },
-          i18n.t("class.reveal")));
+          i18n.t("class.reveal")),
+      chartClose);
     applyEnded();
   }
 

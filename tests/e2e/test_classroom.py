@@ -172,7 +172,9 @@ def test_a_class_with_one_teacher_and_three_students(
         expect(teacher.locator("#editor")).to_be_hidden()
         present = measure(teacher)
         assert present["font"] >= 1.5 * normal["font"], (normal, present)
-        assert present["diagram"] >= 1.5 * normal["diagram"], (normal, present)
+        # The diagram shrinks to fit the screen's height so that all five stages show
+        # (issue 21; tests/e2e/test_class_presenter.py): never smaller than outside it.
+        assert present["diagram"] >= normal["diagram"], (normal, present)
         teacher.screenshot(path=str(artifacts / "class-teacher-present-1280x720.png"))
         teacher.set_viewport_size({"width": 1920, "height": 1080})
         teacher.screenshot(path=str(artifacts / "class-teacher-present-1920x1080.png"))
