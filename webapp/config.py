@@ -93,6 +93,8 @@ DEFAULTS: dict[str, Any] = {
     # client address, in bursts of twice as many; past it every lookup of a code from that
     # address is refused (429) until the budget refills, so a hit is no longer told apart.
     "CLASS_CODE_MISSES_PER_MINUTE": 10,
+    # Teacher PIN attempts (class:teach {pin}), per client address and per class (issue 21).
+    "CLASS_PIN_TRIES_PER_MINUTE": 5,
 }
 
 
@@ -126,6 +128,7 @@ _ENV_INTS = (
     "CLASS_NAMES_PER_MINUTE",
     "CLASS_NAMES_PER_CONNECTION_PER_MINUTE",
     "CLASS_CODE_MISSES_PER_MINUTE",
+    "CLASS_PIN_TRIES_PER_MINUTE",
 )
 _ENV_FLOATS = (
     "SERVER_REQUEST_TIMEOUT_SECONDS",

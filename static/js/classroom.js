@@ -116,7 +116,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       });
       const answer = await response.json();
       if (response.status !== 201) throw new Error(answer.message || String(response.status));
-      store(answer.code, { key: answer.teacherKey });
+      // The key and PIN stay in this browser; the teacher page shows them once (the link to
+      // open on another computer, its QR code for the teacher's phone, the PIN).
+      store(answer.code, { key: answer.teacherKey, pin: answer.teacherPin, fresh: true });
       location.assign(`/c/${answer.code}/teach`);
     } catch (error) {
       notice(i18n.t("class.start.failed", { message: error.message }));
@@ -143,10 +145,89 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   // Teacher
   if (role === "teacher" && location.hash.startsWith("#key=")) {
-    // The key arrived in the fragment (never sent to the server): keep it in storage and
-    // take it out of the address bar, which a projector shows.
-    store(code, { key: decodeURIComponent(location.hash.slice(5)) });
+    // The key (and PIN) arrived in the fragment (never sent to the server): keep them in
+    // storage and take them out of the address bar, which a projector shows.
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    store(code, { key: fragment.get("key") || undefined, pin: fragment.get("pin") || undefined });
     history.replaceState(null, "", location.pathname + location.search);
+  }
+  // The teacher's access: the teacher link (key and PIN in its fragment), a copy button, its
+  // QR code (drawn by the server over the socket, class:link) and the teacher PIN for a
+  // projector PC. Shown once after "Start a class", and again from the Class menu.
+  const teacherLink = () => {
+    const { key, pin } = stored(code);
+    return key ? `${location.origin}/c/${code}/teach#key=${encodeURIComponent(key)}&pin=${encodeURIComponent(pin || "")}` : "";
+  };
+  const accessLink = h("input", { class: "class-teacher-link", id: "class-teacher-link", readonly: "", spellcheck: "false" });
+  const accessCopy = h("button", { type: "button", class: "button", id: "class-teacher-copy", on: { click: async () => {
+    accessLink.select();
+    try {
+      await navigator.clipboard.writeText(accessLink.value);
+      setText(accessCopied, i18n.t("class.access.copied"));
+    } catch {
+      setText(accessCopied, i18n.t("class.access.select"));
+    }
+  } } });
+  const accessCopied = h("span", { class: "hint", id: "class-teacher-copied", role: "status" });
+  const accessQr = h("img", { class: "class-qr", id: "class-teacher-qr", width: "160", height: "160", hidden: true });
+  const accessPin = h("strong", { class: "class-pin", id: "class-teacher-pin" });
+  const accessNoLink = h("p", { class: "hint", id: "class-teacher-nolink", hidden: true });
+  const accessClose = h("button", { type: "button", class: "button", id: "class-access-close", on: { click: () => {
+    access.hidden = true;
+  } } });
+  const access = h("div", { class: "class-access", id: "class-access", role: "dialog", "aria-labelledby": "class-access-heading", hidden: true },
+    h("h3", { id: "class-access-heading", "data-i18n": "class.access.heading" }),
+    h("p", { class: "hint", "data-i18n": "class.access.why" }),
+    h("div", { class: "control-row class-access-link" }, accessLink, accessCopy, accessCopied),
+    accessNoLink, accessQr,
+    h("p", {}, h("span", { "data-i18n": "class.access.pin" }), " ", accessPin),
+    h("p", { class: "hint", "data-i18n": "class.access.pinHow" }),
+    accessClose);
+  function showAccess() {
+    const { key, pin } = stored(code);
+    accessLink.value = teacherLink();
+    accessLink.hidden = accessCopy.hidden = !key;
+    accessNoLink.hidden = Boolean(key);
+    setText(accessPin, pin || "—");
+    setText(accessCopied, "");
+    access.hidden = false;
+    if (key && classState) socket.emit("class:link", { key, pin: pin || "" });
+  }
+  socket.on("class:link", ({ qr: svg }) => {
+    accessQr.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+    accessQr.hidden = false;
+  });
+  // The teacher page's Class menu: the teacher link and PIN again.
+  const accessMenuButton = h("button", { type: "button", class: "button", id: "class-show-access", on: { click: () => {
+    teacherMenu.open = false;
+    showAccess();
+  } } });
+  const teacherMenuSummary = h("summary", { class: "button", id: "class-menu" });
+  const teacherMenu = h("details", { class: "class-entry" }, teacherMenuSummary,
+    h("div", { class: "menu class-menu" }, accessMenuButton));
+  if (code && role === "teacher") {
+    topbar.insertBefore(h("div", { class: "topbar-group" }, teacherMenu), connection);
+    registerMenu(teacherMenu);
+  }
+  // A teacher page without the key asks for the teacher PIN (a projector PC).
+  const pinInput = h("input", { id: "class-pin", class: "class-pin-input", inputmode: "numeric", maxlength: "12",
+    autocomplete: "off", spellcheck: "false" });
+  const pinLabel = h("label", { for: "class-pin", id: "class-pin-label" });
+  const pinGo = h("button", { type: "button", class: "button button-primary", id: "class-pin-go", on: { click: () => {
+    const pin = pinInput.value.replace(/\s/g, "");
+    if (pin) teachWith({ pin });
+  } } });
+  pinInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") pinGo.click();
+  });
+  const pinForm = h("div", { class: "class-name-form", id: "class-pin-form", hidden: true }, pinLabel, pinInput, pinGo);
+  let triedPin = null;
+  function teachWith(secret) {
+    pending = true;
+    pinForm.hidden = true;
+    triedPin = secret.pin ?? null;
+    socket.emit("lang", { lang: i18n.lang() });
+    socket.emit("class:teach", { code, ...secret });
   }
   const joinUrl = h("a", { class: "class-join-url", id: "class-join-url", href: `/c/${code}` }, `${location.origin}/c/${code}`);
   const qr = h("img", { class: "class-qr", id: "class-qr", src: code ? `/c/${code}/qr.svg` : "", width: "160", height: "160" });
@@ -181,6 +262,15 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const rosterHead = h("thead", {}, h("tr"));
   const rosterTable = h("table", { class: "class-roster", id: "class-roster" }, rosterHead, rosterBody);
   const chart = h("div", { class: "class-chart", id: "class-chart" });
+  // Presenter mode (issue 21): the class strip is one line (the code and how many answered
+  // the last question); the question's chart opens over the page and closes.
+  const stripAnswered = h("span", { class: "class-strip-answered", id: "class-strip-answered" });
+  const chartOpen = h("button", { type: "button", class: "button", id: "class-chart-open", hidden: true, on: { click: () => {
+    body.dataset.chartOpen = "true";
+  } } });
+  const chartClose = h("button", { type: "button", class: "button class-chart-close", id: "class-chart-close", on: { click: () => {
+    body.dataset.chartOpen = "false";
+  } } });
   const watchOut = h("div", { class: "class-watch", id: "class-watch", hidden: true });
 
   // Student
@@ -199,12 +289,16 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const tryButton = h("button", { type: "button", class: "button button-primary", id: "class-try", on: { click: () => socket.emit("class:fork", {}) } });
   const followButton = h("button", { type: "button", class: "button", id: "class-follow", on: { click: () => socket.emit("class:follow", {}) } });
   const questionBox = h("div", { class: "class-question", id: "class-question", hidden: true });
+  // "Raise hand": shown in the teacher's roster until the teacher or the student lowers it.
+  const handButton = h("button", { type: "button", class: "button", id: "class-hand", "aria-pressed": "false",
+    on: { click: () => socket.emit("class:hand", { up: !classState?.handUp }) } });
 
   if (role === "teacher") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, codeBig,
-        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note),
-      qr,
+      h("div", { class: "class-identity" }, heading, h("div", { class: "class-strip" }, codeBig, stripAnswered, chartOpen),
+        h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note,
+        pinForm),
+      qr, access,
       h("div", { class: "class-tools" },
         h("div", { class: "control-row" }, modeButton, lockButton, exportButton, endButton),
         h("div", { class: "control-row" }, handoutButton,
@@ -219,7 +313,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     fill(panel,
       h("div", { class: "class-identity" }, heading, you, followState, message, note),
       nameForm,
-      h("div", { class: "control-row class-student-tools" }, tryButton, followButton),
+      h("div", { class: "control-row class-student-tools" }, tryButton, followButton, handButton),
       questionBox);
   }
 
@@ -233,14 +327,14 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   }
   function join() {
     if (role === "teacher") {
-      const key = stored(code).key;
-      if (!key) {
+      const { key, pin } = stored(code);
+      if (key) teachWith({ key });
+      else if (pin) teachWith({ pin });
+      else {
         setText(message, i18n.t("class.needKey"));
-        return;
+        pinForm.hidden = false;
+        pinInput.focus();
       }
-      pending = true;
-      socket.emit("lang", { lang: i18n.lang() });
-      socket.emit("class:teach", { code, key });
       return;
     }
     const me = stored(code);
@@ -265,6 +359,13 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (!pending) return false;
     pending = false;
     setText(message, error.message || error.code || "");
+    if (role === "teacher" && ["class_bad_key", "class_bad_pin", "class_pin_rate_limited"].includes(error.code)) {
+      // A wrong (or stale) secret: forget it, and ask for the PIN.
+      if (error.code === "class_bad_key") store(code, { key: undefined });
+      if (triedPin !== null && error.code === "class_bad_pin") store(code, { pin: undefined });
+      pinForm.hidden = false;
+      pinInput.focus();
+    }
     if (role === "student" && (error.code === "class_name_taken" || error.code === "class_name_invalid")) {
       nameForm.hidden = false;
       nameInput.focus();
@@ -274,14 +375,27 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   socket.on("class:state", (state) => {
     pending = false;
+    if (role === "student" && classState && state.handouts !== classState.handouts) {
+      // A hand-out: the questions of the scenario before are no longer on the page.
+      for (const id of results.keys()) questions.delete(id);
+      results.clear();
+    }
+    if (!classState || classState.name !== state.name) setText(message, ""); // joined: no stale error
     classState = state;
     if (state.role === "student" && state.name) store(code, { name: state.name, ...(state.token ? { token: state.token } : {}) });
+    if (state.role === "teacher" && triedPin !== null) store(code, { pin: triedPin }); // the PIN worked
+    triedPin = null;
+    const fresh = state.role === "teacher" && stored(code).fresh;
     body.dataset.classRole = state.role;
     body.dataset.classFollowing = String(Boolean(state.following));
     body.dataset.classLocked = String(Boolean(state.locked) && state.role === "student");
     body.dataset.classEnded = String(Boolean(state.ended));
     delete body.dataset.classRemoved;
     render();
+    if (fresh) {
+      store(code, { fresh: undefined });
+      showAccess();
+    }
   });
   socket.on("class:roster", (value) => {
     roster = value;
@@ -322,6 +436,14 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(askButton, i18n.t("class.ask.go"));
       setText(exportButton, i18n.t("class.export"));
       setText(endButton, i18n.t("class.end"));
+      setText(teacherMenuSummary, i18n.t("class.menu"));
+      setText(accessMenuButton, i18n.t("class.access.menu"));
+      setText(accessCopy, i18n.t("class.access.copy"));
+      setText(accessClose, i18n.t("class.watch.close"));
+      setText(accessNoLink, i18n.t("class.access.nolink"));
+      setText(pinLabel, i18n.t("class.pin.label"));
+      setText(pinGo, i18n.t("class.pin.go"));
+      accessQr.alt = i18n.t("class.access.qr");
       qr.alt = i18n.t("class.qr");
       renderRoster();
       renderChart();
@@ -330,17 +452,34 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(nameGo, i18n.t("class.name.go"));
       setText(you, classState?.name ? i18n.t("class.you", { name: classState.name }) : "");
       const mode = classState?.following ? "class.following" : classState?.own === "handout" ? "class.handout" : "class.fork";
-      setText(followState, classState ? i18n.t(mode) + (classState.locked ? ` · ${i18n.t("class.locked")}` : "") : "");
+      const explore = classState?.following && classState.mode === "free" ? ` · ${i18n.t("class.explore")}` : "";
+      setText(followState, classState ? i18n.t(mode) + explore + (classState.locked ? ` · ${i18n.t("class.locked")}` : "") : "");
+      body.dataset.classMode = classState?.mode ?? "";
       setText(tryButton, i18n.t("class.tryIt"));
       setText(followButton, i18n.t("class.followAgain"));
       tryButton.hidden = !classState?.following;
+      handButton.hidden = !classState;
+      handButton.setAttribute("aria-pressed", String(Boolean(classState?.handUp)));
+      body.dataset.classHand = String(Boolean(classState?.handUp));
+      setText(handButton, i18n.t(classState?.handUp ? "class.hand.lower" : "class.hand.raise"));
       followButton.hidden = !classState || classState.following;
       renderQuestion();
     }
     i18n.translateTree(panel);
+    applyEnded();
   }
 
-  const COLUMNS = ["name", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck", "remove"];
+  // The class ended: every control of it is off (the page says so, render()); closing a
+  // box and presenter mode still work.
+  function applyEnded() {
+    if (!classState?.ended) return;
+    body.dataset.classEnded = "true";
+    for (const control of panel.querySelectorAll("button, input, select")) {
+      if (control !== accessClose && !["class-watch-close", "class-chart-open", "class-chart-close"].includes(control.id)) control.disabled = true;
+    }
+  }
+
+  const COLUMNS = ["name", "hand", "connected", "mode", "scenario", "now", "status", "stage", "steps", "answers", "activity", "stuck", "remove"];
   function renderRoster() {
     if (role !== "teacher") return;
     const students = roster?.students ?? [];
@@ -354,9 +493,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     fill(rosterBody, students.map((s) => {
       const mode = s.following ? "class.following" : s.own === "handout" ? "class.handout" : "class.fork";
       const answers = showAnswers
-        ? Object.entries(s.answers).map(([id, choice]) => `${id}: ${choiceText(id, choice)}`).join(", ")
-        : Object.keys(s.answers).map((id) => `${id} ✓`).join(", ");
-      const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : ""], tabindex: "0",
+        ? Object.entries(s.answers).map(([id, choice]) => `${questionText(id)}: ${choiceText(id, choice)}`).join(", ")
+        : Object.keys(s.answers).map((id) => `${questionText(id)} ✓`).join(", ");
+      const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : "", s.handUp ? "hand-up" : ""], tabindex: "0",
         dataset: { name: s.name }, on: {
           click: () => socket.emit("class:watch", { name: s.name }),
           keydown: (event) => {
@@ -364,6 +503,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
           },
         } },
       h("td", { class: "class-name-cell" }, s.name),
+      h("td", { class: "class-hand-cell" }, s.handUp ? lowerButton(s.name) : ""),
       h("td", {}, i18n.t(s.connected ? "class.yes" : "class.no")),
       h("td", {}, i18n.t(mode)),
       h("td", { class: "mono" }, s.scenario),
@@ -377,6 +517,17 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("td", {}, removeButton(s.name)));
       return row;
     }));
+    applyEnded();
+  }
+
+  // A raised hand, and the teacher's control to lower it.
+  function lowerButton(name) {
+    const stop = (event) => event.stopPropagation(); // not the row's watch
+    return h("button", { type: "button", class: "button class-lower", "aria-label": i18n.t("class.hand.lowerFor", { name }),
+      on: { keydown: stop, click: (event) => {
+        stop(event);
+        socket.emit("class:lower", { name });
+      } } }, `✋ ${i18n.t("class.hand.lower")}`);
   }
 
   // Remove a student (class:remove): their tab is told, their name is free again.
@@ -389,6 +540,11 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       } } }, i18n.t("class.remove"));
   }
 
+  function questionText(id) {
+    const q = questions.get(id) || roster?.questions?.find((x) => x.id === id);
+    return q ? text(q.question) : id;
+  }
+
   function choiceText(id, choice) {
     const q = questions.get(id) || roster?.questions?.find((x) => x.id === id);
     return q ? text(q.choices?.[choice]) : String(choice);
@@ -398,11 +554,16 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     if (role !== "teacher") return;
     const list = roster?.questions ?? [];
     const q = list[list.length - 1];
+    setText(chartOpen, i18n.t("class.chart.open"));
+    setText(chartClose, i18n.t("class.watch.close"));
+    chartOpen.hidden = !q;
     if (!q) {
       fill(chart);
+      setText(stripAnswered, "");
       return;
     }
     const total = roster.students.filter((s) => s.connected).length;
+    setText(stripAnswered, i18n.t("class.answered", { n: q.answered, total }));
     const max = Math.max(1, ...q.counts);
     fill(chart,
       h("p", { class: "class-chart-question" }, text(q.question)),
@@ -415,7 +576,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       q.revealed
         ? h("p", { class: "class-revealed" }, i18n.t("class.revealed", { answer: text(q.choices[q.answer]) }))
         : h("button", { type: "button", class: "button", id: "class-reveal", on: { click: () => socket.emit("class:reveal", { id: q.id }) } },
-          i18n.t("class.reveal")));
+          i18n.t("class.reveal")),
+      chartClose);
+    applyEnded();
   }
 
   function barFill(percent) {
@@ -446,6 +609,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
               renderQuestion();
             } } }, text(choice)))),
         answered.has(q.id) ? h("p", { class: "hint" }, i18n.t("class.answer.sent")) : null);
+      applyEnded();
       return;
     }
     const r = done[done.length - 1];
@@ -460,7 +624,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   function renderWatch(value) {
     watchOut.hidden = false;
-    const close = h("button", { type: "button", class: "button", on: { click: () => {
+    const close = h("button", { type: "button", class: "button", id: "class-watch-close", on: { click: () => {
       watchOut.hidden = true;
     } } }, i18n.t("class.watch.close"));
     fill(watchOut,

@@ -45,14 +45,17 @@ export function mount(root) {
     let W = Math.round(width / scale);
     let geometry = plan(model, W);
     // The panel's height with the stages at their smallest (a cluster run's min-height).
-    const least = (0.74 * fs) / UNIT_FONT;
+    // Presenter mode (issue 21): the five stages always fit the projected screen, the page's
+    // type being 1.5x there; elsewhere the text keeps at least 74% of the type scale.
+    const present = document.body.dataset.present === "true";
+    const least = ((present ? 0.5 : 0.74) * fs) / UNIT_FONT;
     root.style.setProperty("--diagram-need", `${Math.ceil(plan(model, Math.round(width / least)).H * least
       + root.offsetHeight - holder.clientHeight)}px`);
     if (geometry.H * scale > height) {
-      scale = Math.max(height / geometry.H, (0.74 * fs) / UNIT_FONT);
+      scale = Math.max(height / geometry.H, least);
       W = Math.round(width / scale);
       geometry = plan(model, W);
-      if (geometry.H * scale > height) scale = Math.max(height / geometry.H, (0.74 * fs) / UNIT_FONT);
+      if (geometry.H * scale > height) scale = Math.max(height / geometry.H, least);
     }
     return { W, H: geometry.H, scale, geometry };
   }

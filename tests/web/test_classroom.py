@@ -104,7 +104,9 @@ def test_create_gives_a_readable_code_and_a_secret_key_only_hashed_in_the_store(
     assert not set("0O1IL") & set(made["code"])
     assert len(made["teacherKey"]) >= 22  # ≥ 128 bits in URL-safe base64
     assert made["joinUrl"].endswith(f"/c/{made['code']}")
-    assert made["teacherUrl"] == f"/c/{made['code']}/teach#key={made['teacherKey']}"
+    assert made["teacherUrl"] == (
+        f"/c/{made['code']}/teach#key={made['teacherKey']}&pin={made['teacherPin']}"
+    )
     dump = "\n".join(sqlite3.connect(tmp_path / "db.sqlite3").iterdump())
     assert made["code"] in dump and made["teacherKey"] not in dump
 

@@ -12,7 +12,8 @@ webapp/classes/span.py       a class whose tabs sit on several workers (Redis)
 Settings: CLASS_MAX_STUDENTS (200), CLASS_IDLE_SECONDS (2 h with nobody connected),
 CLASS_STUDENT_EVENTS_PER_SECOND (10, over all of one student's tabs), CLASSES_PER_HOUR
 (per client address), CLASS_NAMES_PER_MINUTE and CLASS_NAMES_PER_CONNECTION_PER_MINUTE
-(new names), CLASS_CODE_MISSES_PER_MINUTE (unknown codes looked up, per address).
+(new names), CLASS_CODE_MISSES_PER_MINUTE (unknown codes looked up, per address),
+CLASS_PIN_TRIES_PER_MINUTE (teacher PIN tries, per address and per class).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     classes.names_per_tab = RateLimiter(names / 60.0, burst=names)
     misses = float(config["CLASS_CODE_MISSES_PER_MINUTE"])
     classes.code_misses = RateLimiter(misses / 60.0, burst=2 * misses)
+    pins = float(config["CLASS_PIN_TRIES_PER_MINUTE"])
+    classes.pin_tries_per_client = RateLimiter(pins / 60.0, burst=pins)
+    classes.pin_tries_per_class = RateLimiter(pins / 60.0, burst=pins)
     rt.gates.append(classes.gate)
     rt.leaving.append(classes.leave)
     rt.refusals.append(classes.refused)

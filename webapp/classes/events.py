@@ -1,7 +1,10 @@
 """The classroom's Socket.IO events (ARCHITECTURE.md, "Classroom").
 
 client -> server
-    class:teach   {code, key}               the teacher's tab: class:state, snapshot, roster
+    class:teach   {code, key} | {code, pin} the teacher's tab: class:state, snapshot, roster;
+                                            the key is the teacher link's, the PIN (six
+                                            digits, tries rate-limited) a projector PC's
+    class:link    {key}                     teacher: a QR code (SVG) of the teacher link
     class:join    {code, name, token?}      a student's tab: class:state, snapshot (following);
                                             `token` (given in the first class:state) takes a
                                             name back after a dropped connection or reload
@@ -14,6 +17,8 @@ client -> server
     class:answer  {id, choice}              student
     class:watch   {name}                    teacher: a read-only look at one student's run
     class:export  {}                        teacher: the roster and answers as CSV text
+    class:hand    {up: bool}                student: raise or lower their hand
+    class:lower   {name}                    teacher: lower a student's raised hand
     class:remove  {name}                    teacher: a student leaves the class, their name
                                             free again; their tab gets `class_removed`
     class:scenario {scenario}               teacher: restart the class's run with a built-in
@@ -51,11 +56,10 @@ def register(classes: Classes) -> dict[str, Any]:
         return cls
 
     def on_teach(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
-        check.only_fields(payload, ["code", "key"])
+        check.only_fields(payload, ["code", "key", "pin"])
         code = check.text(payload, "code")
         cls = find(code)
-        if not codes.secret_matches(payload.get("key"), cls.key_hash):
-            raise Refusal("class_bad_key", class_code=cls.code)
+        classes.check_teacher(cls, payload, current_client())
         _leave_other_class(classes, sid, cls)
         session = classes.teacher_session(cls)
         with cls.lock:
@@ -67,6 +71,25 @@ def register(classes: Classes) -> dict[str, Any]:
         for qid, question in cls.questions.items():
             if qid not in cls.revealed:
                 classes.emit("class:question", _public(question), sid)
+
+    def on_link(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:link {key, pin?}`: a QR code of the teacher link, for the teacher's phone.
+        Drawn here as the join QR is, over the socket: the key never travels in a URL a
+        server could log. Only a teacher tab that holds the key itself gets it."""
+        from flask import request
+
+        from webapp.classes.routes import qr_svg, teacher_path
+
+        check.only_fields(payload, ["key", "pin"])
+        cls = classes.teacher_of(sid)
+        key = payload.get("key")
+        if not codes.secret_matches(key, cls.key_hash):
+            raise Refusal("class_bad_key", class_code=cls.code)
+        pin = payload.get("pin")
+        if not codes.pin_matches(cls.code, pin, cls.pin_hash):
+            raise Refusal("class_bad_pin", class_code=cls.code)
+        url = request.host_url.rstrip("/") + teacher_path(cls.code, str(key), str(pin))
+        classes.emit("class:link", {"code": cls.code, "qr": qr_svg(url)}, sid)
 
     def on_join(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["code", "name", "token"])
@@ -198,6 +221,29 @@ def register(classes: Classes) -> dict[str, Any]:
             raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
         classes.remove(cls, name)
 
+    def on_hand(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:hand {up}`: the student raises (or lowers) their hand; the roster shows it."""
+        check.only_fields(payload, ["up"])
+        cls, student = classes.student_of(sid)
+        if not isinstance(payload.get("up"), bool):
+            raise check.PayloadProblem("not_boolean", field="up")
+        student.hand_up = payload["up"]
+        classes.send_state(cls, sid)
+        classes.send_roster(cls)
+
+    def on_lower(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        """`class:lower {name}`: the teacher lowers a student's raised hand."""
+        check.only_fields(payload, ["name"])
+        cls = classes.teacher_of(sid)
+        name = check.text(payload, "name", limit=256)
+        student = cls.students.get(name.casefold())
+        if student is None:
+            raise Refusal("class_unknown_student", name=check.shown_name(name)[:40])
+        student.hand_up = False
+        if student.sid:
+            classes.send_state(cls, student.sid)
+        classes.send_roster(cls)
+
     def on_export(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, [])
         cls = classes.teacher_of(sid)
@@ -285,6 +331,7 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:scenario": on_scenario,
         "quiz:ask": on_quiz,
         "class:teach": on_teach,
+        "class:link": on_link,
         "class:join": on_join,
         "class:follow": on_follow,
         "class:fork": on_fork,
@@ -293,6 +340,8 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:end": on_end,
         "class:watch": on_watch,
         "class:export": on_export,
+        "class:hand": on_hand,
+        "class:lower": on_lower,
         "class:remove": on_remove,
         "class:handout": on_handout,
         "class:ask": on_ask,
@@ -349,8 +398,8 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
             "stage",
             "lesson_steps",
             "may_be_stuck",
-            *[f"answer:{q}" for q in qids],
-            *[f"correct:{q}" for q in qids],
+            *[f"answer {n}: {_question_text(cls, q)}" for n, q in enumerate(qids, 1)],
+            *[f"correct {n}: {_question_text(cls, q)}" for n, q in enumerate(qids, 1)],
         ]
     )
     for row in roster["students"]:
@@ -397,6 +446,14 @@ def _csv_row(writer: Any) -> Any:
         writer.writerow([csv_cell(cell) for cell in cells])
 
     return write
+
+
+def _question_text(cls: Classroom, qid: str) -> str:
+    """A question as asked, in the class's language (the CSV's column heads)."""
+    text = cls.questions[qid].get("question")
+    if isinstance(text, dict):
+        return str(text.get(cls.lang) or text.get("en") or qid)
+    return str(text or qid)
 
 
 def _choice_text(cls: Classroom, qid: str, choice: int | None) -> str:

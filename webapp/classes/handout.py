@@ -59,6 +59,7 @@ def hand_out(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, 
         scenario = build(classes, handout, rt)  # refused here, before any student's run changes
     with cls.lock:
         cls.handout = handout
+        cls.handouts += 1
         cls.mode = "free"
         students = list(cls.students.values())
         for student in students:

@@ -17,6 +17,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This is not the teacher key of class {class_code}.",
         "zh": "这不是课堂 {class_code} 的教师密钥。",
     },
+    "class_bad_pin": {
+        "en": "This is not the teacher PIN of class {class_code}.",
+        "zh": "这不是课堂 {class_code} 的教师 PIN。",
+    },
+    "class_pin_rate_limited": {
+        "en": "Too many teacher PIN tries: at most {limit} a minute from this address and for "
+        "this class. Wait a minute and try again, or open the teacher link.",
+        "zh": "教师 PIN 尝试次数太多：这个地址和这个课堂每分钟最多 {limit} 次。请等一分钟再试，或者打开教师链接。",
+    },
     "class_name_invalid": {
         "en": "A display name has 1 to {limit} characters, and no control characters.",
         "zh": "显示名称需要 1 到 {limit} 个字符，且不能包含控制字符。",

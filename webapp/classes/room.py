@@ -58,6 +58,12 @@ FAILING_STATUSES = frozenset(
     }
 )
 STUCK_STATUS_SECONDS = 120.0
+# ... and a Pod not Ready for STUCK_STATUS_SECONDS of the run: brief Running stretches of a
+# crash loop do not reset that timer; only READY_STABLE_SECONDS (virtual) of all containers
+# Ready with no restart in between do (issue 21, item 5: "stuck means stuck").
+READY_STABLE_SECONDS = 30.0
+# STATUS values of a Pod that is done (or gone), which is not stuck for being not Ready.
+DONE_STATUSES = frozenset({"Completed", "Gone", "Succeeded", ""})
 # A playing class's virtual second is written to the store at most this often (wall s).
 NOW_SAVE_SECONDS = 10.0
 
@@ -90,6 +96,14 @@ class Student:
     applying: bool = False  # their last event was an `apply` not (yet) refused
     progress: tuple[float, float] = (0.0, 0.0)  # (virtual second, wall time it last moved)
     failing_since: float | None = None  # virtual second a failing STATUS was first seen
+    # The health of their own run's Pod (see Classes._not_ready): the virtual second it was
+    # last seen (to notice time going back), since when it has not been Ready, since when it
+    # has been Ready without a restart, and its restart count then.
+    seen_at: float = 0.0
+    unready_since: float | None = None
+    ready_since: float | None = None
+    restarts: int = 0
+    hand_up: bool = False  # "raise hand": shown in the teacher's roster until cleared
 
 
 @dataclass
@@ -98,6 +112,7 @@ class Classroom:
     key_hash: str
     yaml: str
     lang: str
+    pin_hash: str | None = None  # the teacher PIN's (codes.pin_hash); None: no PIN
     timeline: dict[str, Any] = field(default_factory=dict)  # {actions, now} as last saved
     teacher_session_id: str | None = None
     teachers: set[str] = field(default_factory=set)
@@ -111,6 +126,7 @@ class Classroom:
     answers: dict[str, dict[str, int]] = field(default_factory=dict)
     revealed: set[str] = field(default_factory=set)
     handout: dict[str, Any] | None = None
+    handouts: int = 0  # hand-outs so far: a student's page drops the questions of before
     lock: threading.RLock = field(default_factory=threading.RLock)
     saved: str = ""  # the last state written to the store
     saved_without_now: str = ""  # ... with its virtual second left out
@@ -149,6 +165,9 @@ class Classes:
         self.names_per_client = RateLimiter(30 / 60.0, burst=60)
         self.names_per_tab = RateLimiter(3 / 60.0, burst=3)
         self.code_misses = RateLimiter(10 / 60.0, burst=20)
+        # Teacher PIN tries (issue 21), per client address and per class.
+        self.pin_tries_per_client = RateLimiter(5 / 60.0, burst=5)
+        self.pin_tries_per_class = RateLimiter(5 / 60.0, burst=5)
         self._classes: dict[str, Classroom] = {}
         # sid -> (code, "teacher" | "student", student key)
         self.members: dict[str, tuple[str, str, str]] = {}
@@ -257,6 +276,7 @@ class Classes:
             key_hash=row["key_hash"],
             yaml=row["yaml"],
             lang=row["lang"],
+            pin_hash=row.get("pin_hash"),
             timeline={"actions": state.get("actions", []), "now": state.get("now", 0.0)},
             mode=state.get("mode", "follow"),
             locked=bool(state.get("locked", False)),
@@ -283,16 +303,20 @@ class Classes:
 
     def create(
         self, yaml: str, lang: str, timeline: dict[str, Any] | None = None
-    ) -> tuple[str, str]:
-        """A new class of scenario text `yaml`; returns (code, teacher key)."""
+    ) -> tuple[str, str, str]:
+        """A new class of scenario text `yaml`; returns (code, teacher key, teacher PIN)."""
         key = codes.new_key()
+        pin = codes.new_pin()
         for _ in range(20):
             code = codes.new_code()
-            if self.store.create(code, codes.hash_secret(key), yaml, lang):
+            pin_hash = codes.pin_hash(code, pin)
+            if self.store.create(code, codes.hash_secret(key), yaml, lang, pin_hash):
                 break
         else:  # pragma: no cover - 31**6 codes
             raise RuntimeError("no free class code")
-        cls = Classroom(code=code, key_hash=codes.hash_secret(key), yaml=yaml, lang=lang)
+        cls = Classroom(
+            code=code, key_hash=codes.hash_secret(key), yaml=yaml, lang=lang, pin_hash=pin_hash
+        )
         if timeline:
             cls.timeline = timeline
         with self._lock:
@@ -301,7 +325,22 @@ class Classes:
         if self.span is not None:  # its home is the worker its first tab reaches
             with self._lock:
                 self._classes.pop(code, None)
-        return code, key
+        return code, key, pin
+
+    def check_teacher(self, cls: Classroom, payload: dict[str, Any], client: str) -> None:
+        """`class:teach` carries the teacher key (the teacher link) or the teacher PIN (a
+        projector PC): refused unless it matches. PIN tries are counted per client address
+        and per class before they are checked, so that guessing six digits takes months."""
+        if "key" in payload:
+            if not codes.secret_matches(payload.get("key"), cls.key_hash):
+                raise Refusal("class_bad_key", class_code=cls.code)
+            return
+        if not self.pin_tries_per_client.allow(client) or not self.pin_tries_per_class.allow(
+            cls.code
+        ):
+            raise Refusal("class_pin_rate_limited", limit=int(self.pin_tries_per_class.burst))
+        if not codes.pin_matches(cls.code, payload.get("pin"), cls.pin_hash):
+            raise Refusal("class_bad_pin", class_code=cls.code)
 
     def member(self, sid: str) -> tuple[Classroom, str, Student | None] | None:
         entry = self.members.get(sid)
@@ -554,6 +593,8 @@ class Classes:
         student.own = own
         student.progress = (sim.now, self.clock())
         student.failing_since = None
+        student.unready_since = student.ready_since = None
+        student.seen_at, student.restarts = sim.now, 0
         return session
 
     def attach(self, sid: str, session: Session) -> None:
@@ -624,10 +665,12 @@ class Classes:
             "ended": cls.ended,
             "joinUrl": f"/c/{cls.code}",
             "following": role == "student" and student is not None and student.following,
+            "handouts": cls.handouts,
         }
         if student is not None:
             state["name"] = student.name
             state["own"] = None if student.following else student.own
+            state["handUp"] = student.hand_up
         if role == "teacher":
             state["students"] = len(cls.students)
             state["maxStudents"] = self.max_students
@@ -663,7 +706,7 @@ class Classes:
             students.append(
                 {
                     "name": student.name,
-                    "connected": student.sid is not None,
+                    "connected": student.sid is not None and not cls.ended,
                     "following": student.following,
                     "own": None if student.following else student.own,
                     "session": own.public_id if own is not None else None,
@@ -675,6 +718,7 @@ class Classes:
                     "answers": {q: a[key] for q, a in list(cls.answers.items()) if key in a},
                     "lastActivity": round(max(0.0, now_wall - student.last_activity)),
                     "stuck": stuck,
+                    "handUp": student.hand_up,
                 }
             )
         return {
@@ -702,11 +746,49 @@ class Classes:
         if view["status"] in FAILING_STATUSES:
             if student.failing_since is None:
                 student.failing_since = view["now"]
-            elif view["now"] - student.failing_since >= STUCK_STATUS_SECONDS:
-                reasons.append("failing")
         else:
             student.failing_since = None
+        failing = (
+            student.failing_since is not None
+            and view["now"] - student.failing_since >= STUCK_STATUS_SECONDS
+        )
+        if failing or self._not_ready(student, view):
+            reasons.append("failing")
         return reasons
+
+    @staticmethod
+    def _not_ready(student: Student, view: dict[str, Any]) -> bool:
+        """Whether the student's Pod has not been Ready for STUCK_STATUS_SECONDS of their
+        run. Sampled (each roster), so a restart between two samples counts as a moment not
+        Ready; a crash loop's brief Running stretches never add up to READY_STABLE_SECONDS
+        without a restart, so they do not reset the timer."""
+        now = float(view["now"])
+        restarts = int(view.get("restarts", 0))
+        if now < student.seen_at or restarts < student.restarts:  # a new history (seek, apply)
+            student.unready_since = student.ready_since = None
+            student.restarts = restarts
+        previous = student.seen_at
+        student.seen_at = now
+        ready, total = view.get("ready", (0, 0))
+        if view["status"] in DONE_STATUSES or total == 0:
+            student.unready_since = student.ready_since = None
+            student.restarts = restarts
+            return False
+        restarted = restarts > student.restarts
+        student.restarts = restarts
+        if ready >= total and not restarted:
+            if student.ready_since is None:
+                student.ready_since = now
+            if now - student.ready_since >= READY_STABLE_SECONDS:
+                student.unready_since = None
+        else:
+            student.ready_since = now if ready >= total else None
+            if student.unready_since is None:
+                student.unready_since = previous if restarted else now
+        return (
+            student.unready_since is not None
+            and now - student.unready_since >= STUCK_STATUS_SECONDS
+        )
 
     def send_roster(self, cls: Classroom) -> None:
         if not cls.teachers:
@@ -765,6 +847,7 @@ class Classes:
         self.save(cls, force=True)
         self.store.end(cls.code)
         self.broadcast_state(cls)
+        self.send_roster(cls)  # nobody is in the class any more
 
     def round(self) -> None:
         """Once a second: rosters to teachers, state to the store, idle classes ended."""
@@ -841,7 +924,8 @@ def _session_view(session: Session | None) -> dict[str, Any]:
     reached. Never waits for the session's lock: while a command, a pacing round or a seek
     slice holds it (the run's logs change under it), the last view read is shown again."""
     if session is None:
-        return {"now": 0.0, "status": "", "stage": "", "lessonSteps": 0, "scenario": ""}
+        return {"now": 0.0, "status": "", "stage": "", "lessonSteps": 0, "scenario": "",
+                "ready": (0, 0), "restarts": 0}  # fmt: skip
     if not session.lock.acquire(blocking=False):
         last = _VIEWS.get(session.id)
         if last is not None:
@@ -849,7 +933,8 @@ def _session_view(session: Session | None) -> dict[str, Any]:
         columns = (getattr(session.cache, "views", {}) or {}).get("columns") or {}
         simulation = session.scenario.simulation
         return {"scenario": simulation.get("name") or "", "now": session.sim.now,
-                "status": columns.get("STATUS", ""), "stage": "", "lessonSteps": 0}  # fmt: skip
+                "status": columns.get("STATUS", ""), "stage": "", "lessonSteps": 0,
+                **_health(columns)}  # fmt: skip
     try:
         view = _locked_session_view(session)
     finally:
@@ -887,4 +972,18 @@ def _locked_session_view(session: Session) -> dict[str, Any]:
         "status": status if pod is not None else "Gone",
         "stage": stage or "",
         "lessonSteps": reached,
+        **(_health(columns) if pod is not None else {"ready": (0, 0), "restarts": 0}),
     }
+
+
+def _health(columns: dict[str, Any]) -> dict[str, Any]:
+    """READY ("1/2") and RESTARTS ("3 (5s ago)") of the Pod's `kubectl get` row as numbers."""
+    try:
+        ready, total = (int(x) for x in str(columns.get("READY", "0/0")).split("/", 1))
+    except ValueError:
+        ready, total = 0, 0
+    try:
+        restarts = int(str(columns.get("RESTARTS", "0")).split(" ", 1)[0])
+    except ValueError:
+        restarts = 0
+    return {"ready": (ready, total), "restarts": restarts}

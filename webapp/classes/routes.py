@@ -1,9 +1,11 @@
 """The classroom's HTTP side.
 
-POST /api/classes {scenario? | yaml? | share?, lang?} -> 201 {code, teacherKey, joinUrl, teacherUrl}
+POST /api/classes {scenario? | yaml? | share?, lang?}
+                          -> 201 {code, teacherKey, teacherPin, joinUrl, teacherUrl}
 GET  /c/<code>            the student's page (404 page in the reader's language if unknown or ended)
 GET  /c/<code>/teach      the teacher's page; the key travels in the URL's fragment
-                          (#key=...), which browsers never send, so no server log holds it
+                          (#key=...&pin=...), which browsers never send, so no server log
+                          holds it; without a key the page asks for the teacher PIN
 GET  /c/<code>/qr.svg     a QR code of the join URL, drawn here (no outside service)
 
 A code that is no live class counts against the client's budget of unknown codes
@@ -91,14 +93,20 @@ def create_class() -> Any:
             "message": i18n.message("invalid_scenario", lang, count=len(error.errors)),
             "errors": localize_errors(error.errors, lang),
         }, 400
-    code, key = classes.create(text, lang, timeline)
+    code, key, pin = classes.create(text, lang, timeline)
     join = f"{request.host_url.rstrip('/')}/c/{code}"
     return {
         "code": code,
         "teacherKey": key,
+        "teacherPin": pin,
         "joinUrl": join,
-        "teacherUrl": f"/c/{code}/teach#key={key}",
+        "teacherUrl": teacher_path(code, key, pin),
     }, 201
+
+
+def teacher_path(code: str, key: str, pin: str) -> str:
+    """The teacher link: the key (and PIN) in the fragment, which browsers never send."""
+    return f"/c/{code}/teach#key={key}&pin={pin}"
 
 
 def _found(code: str) -> tuple[str | None, Any]:

@@ -1,7 +1,7 @@
 """Classes in SQLite, beside the share links (the same database file, tables of their own).
 
 store = ClassStore(path)
-store.create(code, key_hash, yaml, lang)        # False if the code exists
+store.create(code, key_hash, yaml, lang, pin_hash)  # False if the code exists
 store.load(code)                                # {code, key_hash, yaml, lang, state, ended_at,
                                                 #  last_active, students: {name: token_hash},
                                                 #  answers: [(qid, name, choice)]} or None
@@ -53,7 +53,13 @@ _SCHEMA = (
 )
 # Columns added after the table was first made (additive migrations).
 _COLUMNS = {
-    "classes": {"lang": "TEXT", "state": "TEXT", "last_active": "REAL", "ended_at": "REAL"},
+    "classes": {
+        "lang": "TEXT",
+        "state": "TEXT",
+        "last_active": "REAL",
+        "ended_at": "REAL",
+        "pin_hash": "TEXT",
+    },
 }
 
 
@@ -75,19 +81,21 @@ class ClassStore(SqliteFile):
         for table, columns in _COLUMNS.items():
             add_columns(connection, table, columns)
 
-    def create(self, code: str, key_hash: str, yaml: str, lang: str) -> bool:
+    def create(
+        self, code: str, key_hash: str, yaml: str, lang: str, pin_hash: str | None = None
+    ) -> bool:
         now = self.clock()
         with self.connection as connection:
             cursor = connection.execute(
                 "INSERT OR IGNORE INTO classes (code, key_hash, yaml, created_at, lang, state,"
-                " last_active) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (code, key_hash, yaml, now, lang, "{}", now),
+                " last_active, pin_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (code, key_hash, yaml, now, lang, "{}", now, pin_hash),
             )
         return cursor.rowcount == 1
 
     def load(self, code: str) -> dict[str, Any] | None:
         row = self.connection.execute(
-            "SELECT key_hash, yaml, lang, state, created_at, last_active, ended_at"
+            "SELECT key_hash, yaml, lang, state, created_at, last_active, ended_at, pin_hash"
             " FROM classes WHERE code = ?",
             (code,),
         ).fetchone()
@@ -114,6 +122,7 @@ class ClassStore(SqliteFile):
             "created_at": row[4],
             "last_active": row[5] if row[5] is not None else row[4],
             "ended_at": row[6],
+            "pin_hash": row[7],
             "students": students,
             "answers": answers,
         }
