@@ -230,6 +230,8 @@ def test_the_page_javascript_tests_pass_on_the_minified_modules(tmp_path: Path) 
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
     shutil.copytree(root / "tests" / "js", tmp_path / "tests" / "js")
+    # steps.test.mjs checks its fixtures against the built-in scenarios' names.
+    shutil.copytree(root / "scenarios", tmp_path / "scenarios")
     (tmp_path / "package.json").write_text('{"type": "module"}')
     for module in sorted((tmp_path / "static" / "js").glob("*.js")):
         checked = subprocess.run([node, "--check", str(module)], capture_output=True, text=True)
