@@ -4,6 +4,7 @@ controllers' rules, EndpointSlices over many Pods, and traffic through a Service
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -448,29 +449,9 @@ def test_crash_acts_on_the_focus_pod_which_restarts_in_place() -> None:
         sim.act({"action": "crash", "container": "nope"})
 
 
-DOCS_DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx-deployment
-  labels:
-    app: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.14.2
-        ports:
-        - containerPort: 80
-"""
+DOCS_DEPLOYMENT = (Path(__file__).parent / "data" / "docs" / "nginx-deployment.yaml").read_text(
+    encoding="utf-8"
+)
 
 
 def test_the_docs_deployment_example_behaves_as_its_page_shows() -> None:

@@ -12,6 +12,8 @@ unchanged: the typo ``nginx:1.161`` (no such tag of nginx) stalls the rollout.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from webapp.engine import Simulation
 from webapp.engine.controllers.rules import deployment as deployment_rules
 from webapp.kubectl import pod_columns
@@ -21,29 +23,10 @@ from webapp.kubectl.workloads import (
     rollout_status_transcript,
 )
 
-NGINX_DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: nginx-deployment
-  labels:
-    app: nginx
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: nginx
-  template:
-    metadata:
-      labels:
-        app: nginx
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.14.2
-        ports:
-        - containerPort: 80
-"""
+# kubernetes/website content/en/examples/controllers/nginx-deployment.yaml
+NGINX_DEPLOYMENT = (Path(__file__).parent / "data" / "docs" / "nginx-deployment.yaml").read_text(
+    encoding="utf-8"
+)
 NAME = "nginx-deployment"
 
 
