@@ -113,6 +113,8 @@ class ObjectStore:
         generated names come from a generator seeded with ``seed``. ``namespaces`` creates
         those Namespaces and makes a create in any other namespace NotFound."""
         self._rv = first_version - 1
+        self._last = self._rv  # the version the write under way took
+        self._pinned: int | None = None  # put(version=...) under way
         self._start = self._rv
         self._timestamp = timestamp
         self._rng = random.Random(f"{seed}/store")
@@ -130,6 +132,22 @@ class ObjectStore:
             self.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
                       "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})  # fmt: skip
         self._check_namespaces = bool(self._objects["Namespace"])
+
+    def __getstate__(self) -> dict:
+        """A checkpoint keeps the objects and the counter, not the watch history (it holds
+        every object's earlier versions): a restored store's watches start at its current
+        resourceVersion, as an API server's watch cache does after a restart (an older one
+        is 410 Expired and the client lists again)."""
+        state = dict(self.__dict__)
+        state["_history"] = None
+        state["_start"] = self._rv
+        state["_dropped"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._history = {kind: deque() for kind in KINDS}
+        self._dropped = dict.fromkeys(KINDS, False)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -182,6 +200,13 @@ class ObjectStore:
 
     def kinds(self) -> list[str]:
         return list(KINDS)
+
+    def objects_of(self, kind: str, namespace: str = "default") -> dict[str, dict]:
+        """name -> object of ``kind`` in ``namespace``, in the order they were created (the
+        engine's views that keep its historical order; the API's list is ``list``)."""
+        info = self._kind(kind)
+        namespace = namespace if info.namespaced else ""
+        return {name: obj for (ns, name), obj in self._objects[kind].items() if ns == namespace}
 
     # -- REST writes ----------------------------------------------------------------------
 
@@ -288,18 +313,40 @@ class ObjectStore:
 
     # -- storage writes (the engine's own) ------------------------------------------------
 
-    def put(self, obj: dict, *, manager: str | None = None) -> dict:
+    def reserve(self, count: int) -> int:
+        """Take the next ``count`` resourceVersions at once and return the one before them:
+        writes that happened one by one are done in one step (the kubelet's coasted probe
+        ticks, each of which would have bumped an Event), each ``put(obj, version=v)`` at
+        the version it would have had; the versions no write takes are gaps, as etcd's
+        revisions taken by other keys."""
+        base = self._rv
+        self._rv += max(0, count)
+        return base
+
+    def put(self, obj: dict, *, manager: str | None = None, version: int | None = None) -> dict:
         """Create or replace the whole object (metadata, spec and status as given), with the
         store's metadata filled in; no resourceVersion check. A write that changes nothing
-        takes no resourceVersion."""
+        takes no resourceVersion. ``version``: one of the versions :meth:`reserve` took."""
         info = self._kind_of(obj)
         metadata = obj.get("metadata") or {}
         key = self._key(info, metadata)
         old = self._objects[info.kind].get(key)
         obj = {**obj, "metadata": dict(metadata)}
-        if old is None:
-            return self._create(info, obj, manager)
-        return self._update(info, key, old, obj, manager, "", keep_deletion=False)
+        if (
+            old is not None
+            and metadata.get("uid")
+            and metadata["uid"] != old["metadata"].get("uid")
+        ):
+            self._remove(info, key, old)  # another object of the same name: the old one went
+            old = None
+        if version is not None:
+            self._pinned = version
+        try:
+            if old is None:
+                return self._create(info, obj, manager, storage=True)
+            return self._update(info, key, old, obj, manager, "", storage=True)
+        finally:
+            self._pinned = None
 
     def remove(self, kind: str, namespace: str | None, name: str) -> dict | None:
         """Take the object out now (finalizers or not): its DELETED event; None if absent."""
@@ -428,17 +475,29 @@ class ObjectStore:
         return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def _next_version(self) -> str:
+        pinned = self.__dict__.get("_pinned")
+        if pinned is not None:
+            self._last = pinned
+            return str(pinned)
         self._rv += 1
+        self._last = self._rv
         return str(self._rv)
 
     def _record(self, kind: str, event_type: str, obj: dict, prev: dict | None) -> None:
         history = self._history[kind]
-        history.append((self._rv, event_type, obj, prev))
+        entry = (self._last, event_type, obj, prev)
+        if history and history[-1][0] > self._last:  # a reserved version, written late
+            index = len(history)
+            while index > 0 and history[index - 1][0] > self._last:
+                index -= 1
+            history.insert(index, entry)
+        else:
+            history.append(entry)
         if len(history) > self._history_size:
             history.popleft()
             self._dropped[kind] = True
 
-    def _create(self, info: Kind, obj: dict, manager: str | None) -> dict:
+    def _create(self, info: Kind, obj: dict, manager: str | None, *, storage: bool = False) -> dict:
         metadata = obj["metadata"]
         if not metadata.get("name"):
             prefix = metadata.get("generateName")
@@ -464,7 +523,7 @@ class ObjectStore:
             metadata["uid"] = self._uid()
         if not metadata.get("creationTimestamp"):
             metadata["creationTimestamp"] = self._timestamp()
-        if info.generation:
+        if info.generation and not (storage and "generation" in metadata):
             metadata["generation"] = 1
         if "apiVersion" not in obj:
             obj["apiVersion"] = info.api_version
@@ -489,28 +548,32 @@ class ObjectStore:
 
     def _update(
         self, info: Kind, key: Key, old: dict, new: dict, manager: str | None,
-        subresource: str, *, keep_deletion: bool = True,
+        subresource: str, *, storage: bool = False,
     ) -> dict:  # fmt: skip
+        """The REST update (``storage=False``: what the server owns is kept from the stored
+        object) or the engine's storage write (``put``: the metadata as given, the store's
+        fields filled in where missing)."""
         meta, old_meta = new["metadata"], old["metadata"]
-        for field in ("uid", "creationTimestamp", "name"):
-            if field in old_meta:
+        for field in ("uid", "creationTimestamp"):
+            if field in old_meta and (not storage or field not in meta):
                 meta[field] = old_meta[field]
+        meta["name"] = old_meta["name"]
         if info.namespaced:
             meta["namespace"] = old_meta.get("namespace", "default")
-        if keep_deletion or "deletionTimestamp" not in meta:
+        if not storage:
             for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
                 if field in old_meta:
                     meta[field] = old_meta[field]
                 else:
                     meta.pop(field, None)
-        if info.generation:
+        if info.generation and not (storage and "generation" in meta):
             generation = old_meta.get("generation", 1)
             if new.get("spec") != old.get("spec"):
                 generation += 1
             meta["generation"] = generation
         if "apiVersion" not in new:
             new["apiVersion"] = old.get("apiVersion", info.api_version)
-        if (keep_deletion and old_meta.get("deletionTimestamp") is not None
+        if (not storage and old_meta.get("deletionTimestamp") is not None
                 and not meta.get("finalizers") and old_meta.get("deletionGracePeriodSeconds") == 0):  # fmt: skip
             return self._remove(info, key, old)  # ShouldDeleteDuringUpdate
         return self._write(info, key, old, new, manager, subresource)
