@@ -119,3 +119,13 @@ def test_engine_subpackages_import_no_wiring() -> None:
         if module.startswith(("webapp.engine.kubelet", "webapp.engine.controllers",
                               "webapp.engine.api", "webapp.engine.core")):  # fmt: skip
             assert not deps & {"webapp.engine.simulation", "webapp.engine.actions"}, module
+
+
+def test_the_store_is_the_engines_bottom_layer() -> None:
+    """webapp/engine/store (the API object store) imports nothing of ours but itself."""
+    graph = import_graph()
+    store_modules = [m for m in graph if m.startswith("webapp.engine.store")]
+    assert "webapp.engine.store.store" in store_modules
+    for module in store_modules:
+        outside = {d for d in graph[module] if not d.startswith("webapp.engine.store")}
+        assert not outside, (module, sorted(outside))
