@@ -47,7 +47,7 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     from webapp.shares import engine_for
 
     config = app.config
-    store = ClassStore(storage.database_path(app))
+    store = ClassStore(storage.database_of(app))  # the share links' database
     classes = Classes(
         rt,
         store,
