@@ -158,9 +158,17 @@ class DiskHealth:
     its folder (PROBE_BYTES, then deleted; at most every PROBE_SECONDS), and every fault a
     real write met (`failed`) for FAULT_HOLD_SECONDS after it."""
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.monotonic) -> None:
-        self.path = Path(path)
+    def __init__(
+        self,
+        path: str | Path,
+        clock: Callable[[], float] = time.monotonic,
+        probe: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.path = path if probe is not None else Path(path)
         self.clock = clock
+        # What is checked at most every PROBE_SECONDS: a real write to the file's folder,
+        # or for a database server a round trip (server_health).
+        self.probe = probe or (lambda: probe_folder(Path(path)))
         self._lock = threading.Lock()
         self._checked_at = float("-inf")
         self._probe: str | None = None
@@ -178,7 +186,7 @@ class DiskHealth:
         with self._lock:
             if now - self._checked_at >= PROBE_SECONDS:
                 self._checked_at = now
-                self._probe = probe_folder(self.path)
+                self._probe = self.probe()
             fault = self._fault
             if fault is not None and self._probe is None and now - fault[0] >= FAULT_HOLD_SECONDS:
                 log.warning("the database %s can be written again", self.path)
@@ -517,9 +525,7 @@ def init_app(app: Flask) -> ShareStore:
         raise database_error(db, error) from None
     app.extensions["playground.share_store"] = store
     app.extensions["playground.database"] = db
-    health: DiskHealth | ServerHealth = (
-        ServerHealth(store) if isinstance(db, PostgresDatabase) else DiskHealth(path)
-    )
+    health = server_health(store) if isinstance(db, PostgresDatabase) else DiskHealth(path)
     app.extensions["playground.disk_health"] = health
     return store
 
@@ -530,48 +536,18 @@ def database_of(app: Flask) -> Database:
     return db
 
 
-class ServerHealth:
-    """/readyz for a database server: a round trip at most every PROBE_SECONDS, and every
-    fault a real write met for FAULT_HOLD_SECONDS after it (as DiskHealth for a file)."""
+def server_health(store: ShareStore) -> DiskHealth:
+    """/readyz for a database server: a round trip at most every PROBE_SECONDS in place of
+    the folder's write, and every fault a real write met, as DiskHealth."""
 
-    def __init__(self, store: ShareStore, clock: Callable[[], float] = time.monotonic) -> None:
-        self.store = store
-        self.path = store.db.where
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._checked_at = float("-inf")
-        self._probe: str | None = None
-        self._fault: tuple[float, str] | None = None
+    def round_trip() -> str | None:
+        try:
+            store.ping()
+        except Exception as error:  # any failure is "not ready"
+            return postgres_fault(error) or type(error).__name__
+        return None
 
-    def failed(self, cause: str) -> None:
-        with self._lock:
-            if self._fault is None:
-                log.warning("the database %s cannot be written: %s", self.path, cause)
-            self._fault = (self.clock(), cause)
-
-    def problem(self) -> str | None:
-        now = self.clock()
-        with self._lock:
-            due = now - self._checked_at >= PROBE_SECONDS
-            if due:
-                self._checked_at = now
-        if due:
-            try:
-                self.store.ping()
-                probe = None
-            except Exception as error:  # any failure is "not ready"
-                probe = postgres_fault(error) or f"{type(error).__name__}"
-            with self._lock:
-                self._probe = probe
-        with self._lock:
-            fault = self._fault
-            if fault is not None and self._probe is None and now - fault[0] >= FAULT_HOLD_SECONDS:
-                log.warning("the database %s can be written again", self.path)
-                self._fault = None
-            probe, fault = self._probe, self._fault
-        if probe is not None:
-            return f"{self.path}: {probe}"
-        return None if fault is None else f"{self.path}: {fault[1]}"
+    return DiskHealth(store.db.where, probe=round_trip)
 
 
 def database_error(db: Database, error: BaseException) -> Exception:

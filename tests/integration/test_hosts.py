@@ -27,7 +27,7 @@ import pytest
 
 from tests.integration.postgres import Postgres
 from tests.integration.stack import ROOT, WAIT, Nginx, Redis, free_port, need_binaries
-from tests.integration.test_workers import TABS, assert_resumed, close, open_tabs
+from tests.integration.test_workers import TABS, assert_resumed, close, open_tabs, seen_by
 
 pytestmark = pytest.mark.slow
 
@@ -138,16 +138,7 @@ def test_kill_9_of_a_whole_host_under_50_tabs(machines: dict[str, Any]) -> None:
         for address in ADDRESSES[1:]:
             start(machines, address)
         time.sleep(1.5)  # a round of records with everyone playing
-        before = {}
-        for i, tab in enumerate(tabs):
-            with tab.changed:
-                before[i] = {
-                    "session": tab.session,
-                    "actions": list(tab.actions),
-                    "snapshots": len(tab.snapshots),
-                    "now": tab.now,
-                    "history": tab.history(float("inf")),
-                }
+        before: dict[int, dict[str, Any]] = seen_by(tabs)
         first.kill_9()
         for i, tab in enumerate(tabs):
             tab.wait(lambda t, i=i: len(t.snapshots) > before[i]["snapshots"])
