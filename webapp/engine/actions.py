@@ -229,7 +229,8 @@ def apply_objects(action: dict) -> list[dict]:
     if not isinstance(text, str) or not text.strip():
         raise ActionError("bad_yaml", {}, "apply needs the objects as YAML text.")
     try:
-        return parse_objects(text)
+        # the editor's whole scenario may come: its Simulation document is not an object
+        return parse_objects(text, skip_simulation=True)
     except ScenarioError as error:
         first = error.errors[0] if error.errors else {}
         raise ActionError("invalid_objects", {"errors": error.errors},
