@@ -154,8 +154,8 @@ def read_body() -> bytes:
 
 def decode_json_body(data: bytes, what: str = "") -> Any:
     """A JSON (or YAML) request body; BadRequest with the decoder's words otherwise."""
-    if data.startswith(b"k8s\x00"):
-        return None  # a protobuf body (typed clients' DeleteOptions): read as no options
+    if data.startswith(PROTOBUF_MAGIC):
+        return protobuf_object(data)
     if not data.strip():
         return None
     try:
@@ -170,3 +170,112 @@ def decode_json_body(data: bytes, what: str = "") -> Any:
         raise bad_request(
             f"error decoding {what or 'body'}: {str(error).splitlines()[0]}"
         ) from None
+
+
+# -- protobuf request bodies of typed clients -------------------------------------------------
+# client-go's typed clients may send `application/vnd.kubernetes.protobuf`: the 4 bytes
+# `k8s\0`, then a runtime.Unknown (typeMeta=1, raw=2, contentEncoding=3, contentType=4)
+# whose `raw` is the object (apimachinery/pkg/runtime/serializer/protobuf/protobuf.go). The
+# few messages the API reads from such bodies are decoded by field number (generated.proto
+# of k8s.io/api): what is not listed is skipped.
+
+PROTOBUF_MAGIC = b"k8s\x00"
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(data):
+            raise ValueError("truncated varint")
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, at
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def proto_fields(data: bytes) -> dict[int, list[Any]]:
+    """Field number -> values (ints for varints, bytes for length-delimited)."""
+    out: dict[int, list[Any]] = {}
+    at = 0
+    while at < len(data):
+        key, at = _varint(data, at)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, at = _varint(data, at)
+        elif wire == 2:
+            size, at = _varint(data, at)
+            if at + size > len(data):
+                raise ValueError("truncated field")
+            value, at = data[at : at + size], at + size
+        elif wire == 1:
+            value, at = data[at : at + 8], at + 8
+        elif wire == 5:
+            value, at = data[at : at + 4], at + 4
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+        out.setdefault(number, []).append(value)
+    return out
+
+
+def _text(fields: dict[int, list[Any]], number: int) -> str:
+    values = fields.get(number) or [b""]
+    value = values[-1]
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def protobuf_object(data: bytes) -> dict[str, Any] | None:
+    """The object of a protobuf body, for the kinds the API reads one of (DeleteOptions,
+    SelfSubjectAccessReview, Eviction); None for any other or for bytes that do not parse."""
+    try:
+        unknown = proto_fields(data[len(PROTOBUF_MAGIC) :])
+        type_meta = proto_fields((unknown.get(1) or [b""])[-1])
+        kind = _text(type_meta, 2)
+        raw = proto_fields((unknown.get(2) or [b""])[-1])
+        if kind == "DeleteOptions":
+            return _delete_options(raw)
+        if kind == "SelfSubjectAccessReview":
+            spec = proto_fields((raw.get(2) or [b""])[-1])
+            out: dict[str, Any] = {"kind": kind, "spec": {}}
+            if 1 in spec:
+                attrs = proto_fields(spec[1][-1])
+                names = ("namespace", "verb", "group", "version", "resource", "subresource",
+                         "name")  # fmt: skip
+                out["spec"]["resourceAttributes"] = {
+                    n: _text(attrs, i + 1) for i, n in enumerate(names) if i + 1 in attrs
+                }
+            if 2 in spec:
+                attrs = proto_fields(spec[2][-1])
+                out["spec"]["nonResourceAttributes"] = {"path": _text(attrs, 1),
+                                                        "verb": _text(attrs, 2)}  # fmt: skip
+            return out
+        if kind == "Eviction":
+            metadata = proto_fields((raw.get(1) or [b""])[-1])
+            out = {"kind": kind, "metadata": {"name": _text(metadata, 1),
+                                              "namespace": _text(metadata, 3)}}  # fmt: skip
+            if 2 in raw:
+                out["deleteOptions"] = _delete_options(proto_fields(raw[2][-1]))
+            return out
+    except ValueError:
+        return None
+    return None
+
+
+def _delete_options(raw: dict[int, list[Any]]) -> dict[str, Any]:
+    """DeleteOptions: gracePeriodSeconds=1, preconditions=2, propagationPolicy=4, dryRun=5."""
+    out: dict[str, Any] = {}
+    if 1 in raw:
+        value = raw[1][-1]
+        out["gracePeriodSeconds"] = value - (1 << 64) if value >= 1 << 63 else value
+    if 2 in raw:
+        pre = proto_fields(raw[2][-1])
+        out["preconditions"] = {k: _text(pre, i) for i, k in ((1, "uid"), (2, "resourceVersion"))
+                                if i in pre}  # fmt: skip
+    if 4 in raw:
+        out["propagationPolicy"] = _text(raw, 4)
+    if 5 in raw:
+        out["dryRun"] = [v.decode() for v in raw[5]]
+    return out

@@ -13,6 +13,7 @@ as the watch cache answers).
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import time
 from collections import deque
@@ -27,6 +28,7 @@ from webapp.sessions.budget import charged, slice_stop
 # The namespaces every cluster has (the API server and kube-controller-manager make them).
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 FIRST_RESOURCE_VERSION = 1000
+EPOCH_TEXT = EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _namespace(name: str) -> dict:
@@ -35,7 +37,7 @@ def _namespace(name: str) -> dict:
         "kind": "Namespace",
         "metadata": {
             "name": name,
-            "creationTimestamp": EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "creationTimestamp": EPOCH_TEXT,
             "labels": {"kubernetes.io/metadata.name": name},
         },
         "spec": {"finalizers": ["kubernetes"]},
@@ -126,6 +128,10 @@ class ApiView:
             if old is not None and old[0] == print_:
                 continue
             obj = copy.deepcopy(obj)
+            # An object the engine made without a creation time was there from the start.
+            obj.setdefault("metadata", {}).setdefault("creationTimestamp", EPOCH_TEXT)
+            if kind == "Service":
+                _allocate_cluster_ip(obj)
             if old is not None and _uid(old[1]) and _uid(obj) and _uid(old[1]) != _uid(obj):
                 self.rv += 1
                 gone = _with_rv(copy.deepcopy(old[1]), self.rv)
@@ -156,6 +162,28 @@ class ApiView:
         if rv > self.rv:
             raise api_errors.new_too_large_resource_version(rv, self.rv)
         return [c for c in self.history if c.rv > rv and c.kind == kind]
+
+
+def _allocate_cluster_ip(service: dict) -> None:
+    """The API server's ClusterIP allocation (pkg/registry/core/service/ipallocator), which
+    the engine does not do: an address of the default service range 10.96.0.0/12, fixed by
+    the Service's name, for a ClusterIP Service that has none."""
+    spec = service.setdefault("spec", {})
+    spec.setdefault("type", "ClusterIP")
+    if spec.get("clusterIP") or spec["type"] == "ExternalName":
+        return
+    name = (service.get("metadata") or {}).get("name", "")
+    digest = int(hashlib.sha256(name.encode()).hexdigest(), 16) % ((1 << 20) - 2) + 1
+    address = f"10.{96 + (digest >> 16)}.{(digest >> 8) & 255}.{digest & 255}"
+    spec["clusterIP"] = address
+    spec["clusterIPs"] = [address]
+    spec.setdefault("ipFamilies", ["IPv4"])
+    spec.setdefault("ipFamilyPolicy", "SingleStack")
+    spec.setdefault("sessionAffinity", "None")
+    spec.setdefault("internalTrafficPolicy", "Cluster")
+    for port in spec.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+        port.setdefault("targetPort", port.get("port"))
 
 
 def _uid(obj: dict) -> str:
