@@ -152,8 +152,10 @@ class Kube:
 
     def api(self, path: str, method: str = "GET", body: Any = None,
             headers: dict[str, str] | None = None) -> tuple[int, Any]:  # fmt: skip
-        data = body if isinstance(body, bytes) else (
-            None if body is None else json.dumps(body).encode()
+        data = (
+            body
+            if isinstance(body, bytes)
+            else (None if body is None else json.dumps(body).encode())
         )
         request = urllib.request.Request(self.info["server"] + path, data=data, method=method,
                                          headers={"Content-Type": "application/json",

@@ -28,6 +28,9 @@ from webapp.sessions.budget import charged, slice_stop
 # The namespaces every cluster has (the API server and kube-controller-manager make them).
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 FIRST_RESOURCE_VERSION = 1000
+NODE_INFO_FIELDS = ("architecture", "bootID", "containerRuntimeVersion", "kernelVersion",
+                    "kubeProxyVersion", "kubeletVersion", "machineID", "operatingSystem",
+                    "osImage", "systemUUID")  # fmt: skip
 EPOCH_TEXT = EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -132,6 +135,12 @@ class ApiView:
             obj.setdefault("metadata", {}).setdefault("creationTimestamp", EPOCH_TEXT)
             if kind == "Service":
                 _allocate_cluster_ip(obj)
+            elif kind == "Node":
+                # NodeSystemInfo's fields are all required (core/v1 types.go); those the
+                # engine's kubelet does not report are empty, as an unknown value is.
+                info = obj.setdefault("status", {}).setdefault("nodeInfo", {})
+                for field_name in NODE_INFO_FIELDS:
+                    info.setdefault(field_name, "")
             if old is not None and _uid(old[1]) and _uid(obj) and _uid(old[1]) != _uid(obj):
                 self.rv += 1
                 gone = _with_rv(copy.deepcopy(old[1]), self.rv)
