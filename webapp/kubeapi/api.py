@@ -14,6 +14,8 @@ import base64
 import copy
 import json
 import logging
+import select
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -392,6 +394,7 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
     state = state_of(current_app)
     state.open_watch(session.id, client)
     manager = _realtime().manager
+    client_socket = request.environ.get("werkzeug.socket")
     first = [obj for obj in sorted(items, key=_sort_key)
              if _in_scope(obj, res, namespace) and _matches(obj, lsel, fsel)]  # fmt: skip
     send_initial = since is None or initial
@@ -428,8 +431,9 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
             ends = time.monotonic() + timeout
             while time.monotonic() < ends:
                 time.sleep(POLL_SECONDS)
-                if manager.get(session.id) is not session:
-                    return  # the session was freed: the stream ends as a closed watch does
+                if manager.get(session.id) is not session or _client_gone(client_socket):
+                    return  # the session was freed (the stream ends as a closed watch does),
+                    # or the client went away
                 with session.lock:
                     bring_to_now(session)
                     view.sync(session.sim, res.kind)
@@ -449,6 +453,20 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
     response.headers["Cache-Control"] = "no-cache, private"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
     return response
+
+
+def _client_gone(sock: Any) -> bool:
+    """Whether the client closed its connection (a watch with nothing to send would not
+    find out by writing): readable with nothing to read."""
+    if sock is None:
+        return False
+    try:
+        ready, _, _ = select.select([sock], [], [], 0)
+        if not ready:
+            return False
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def _changes(changes: list[Any], res: Resource, namespace: str | None, lsel: Any, fsel: Any,
@@ -947,6 +965,7 @@ def _logs(session: Any, namespace: str, name: str, client: str) -> Response:
     state = state_of(current_app)
     state.open_watch(session.id, client)
     manager = _realtime().manager
+    client_socket = request.environ.get("werkzeug.socket")
     seen = len(session.sim.logs_by_container_id(name).get(container_id) or [])
 
     def stream() -> Iterator[bytes]:
@@ -962,7 +981,7 @@ def _logs(session: Any, namespace: str, name: str, client: str) -> Response:
                 if limit_bytes is not None and sent >= limit_bytes:
                     return
                 time.sleep(POLL_SECONDS)
-                if manager.get(session.id) is not session:
+                if manager.get(session.id) is not session or _client_gone(client_socket):
                     return
                 with session.lock:
                     bring_to_now(session)
