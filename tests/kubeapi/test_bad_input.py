@@ -3,6 +3,7 @@ docs/limits.md's bounds, and changes nothing else in the session."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -102,10 +103,8 @@ def test_body_over_3_mib(kube: Kube) -> None:
         connection.putheader("Content-Type", "application/merge-patch+json")
         connection.putheader("Content-Length", str(len(body)))
         connection.endheaders()
-        try:
-            connection.send(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # answered before the whole body was read
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            connection.send(body)  # it may be answered before the whole body was read
         response = connection.getresponse()
         answer = json.loads(response.read())
     finally:
