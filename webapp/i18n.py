@@ -323,12 +323,20 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "zh": 'deployments.apps "{name}" 没有暂停',
     },
     "apply_kind": {
-        "en": "In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.",
-        "zh": "在工作负载场景中，apply 只接受 Deployment、ReplicaSet 和 StatefulSet，不接受 {kind}。",
+        "en": "kubectl apply cannot take this {kind} in this run: {reason}",
+        "zh": "这次运行中 kubectl apply 不能接受这个 {kind}：{reason}",
     },
     "immutable_selector": {
-        "en": '{kind} "{name}": spec.selector is immutable.',
-        "zh": '{kind} "{name}"：spec.selector 不可修改。',
+        "en": "The API server refused the change: {reason}",
+        "zh": "API Server 拒绝了这次修改（Kubernetes 的原文）：{reason}",
+    },
+    "immutable_field": {
+        "en": "The API server refused the change: {reason}",
+        "zh": "API Server 拒绝了这次修改（Kubernetes 的原文）：{reason}",
+    },
+    "bad_patch": {
+        "en": "kubectl apply could not merge the change: {reason}",
+        "zh": "kubectl apply 无法合并这次修改：{reason}",
     },
     "bad_action": {
         "en": "An action is a mapping with an 'action' word.",

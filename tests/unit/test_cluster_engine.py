@@ -574,7 +574,9 @@ def test_a_run_holds_at_most_its_live_pod_limit(monkeypatch) -> None:
         {"action": "focus"},
         {"action": "drain", "node": 3},
         {"action": "apply", "yaml": "kind: Pod\n"},
-        {"action": "apply", "yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"},
+        # issue 17: a ConfigMap is applied (kubectl apply), but not beside a refused object
+        {"action": "apply", "yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n"
+                                    + DEPLOYMENT.split("---")[0].replace("app: web", "app: x")},
         {"action": "apply", "yaml": DEPLOYMENT.split("---")[0].replace("app: web", "app: x")},
         {"action": "crash", "container": "nginx", "exitCode": 999},
         {"action": "node-up", "node": "node-1"},

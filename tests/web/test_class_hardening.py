@@ -271,7 +271,7 @@ def test_every_csv_cell_is_escaped(app: Flask) -> None:
     named = POD + (
         f"---\napiVersion: playground/v1\nkind: Simulation\nmetadata:\n  name: '{HYPERLINK}'\n"
     )
-    ann.emit("apply", {"yaml": named})
+    ann.emit("apply", {"yaml": named, "restart": True})  # issue 17: a new scenario
     assert not errors(ann), "the scenario was refused"
     run(app, 1.0)
     received(teacher)

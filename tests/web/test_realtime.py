@@ -231,8 +231,11 @@ def test_apply_a_whole_scenario_restarts_the_session(client: SocketIOTestClient)
     client.emit("clock", {"op": "seek", "value": 30})
     only(client, "snapshot")
     other = POD.replace("name: web", "name: api")
-    client.emit("apply", {"yaml": other})
-    restarted = only(client, "snapshot")
+    # issue 17: a restart is asked for (`apply` without it is kubectl apply)
+    client.emit("apply", {"yaml": other, "restart": True})
+    received = client.get_received()
+    assert [m["name"] for m in received] == ["snapshot", "applied"], received
+    restarted = received[0]["args"][0]
     assert restarted["session"] == snapshot["session"]
     assert restarted["now"] == 0
     assert restarted["pod"]["metadata"]["name"] == "api"
@@ -243,7 +246,10 @@ def test_apply_objects_without_a_pod_goes_to_the_engine(client: SocketIOTestClie
     join(client)
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n"
     client.emit("apply", {"yaml": config_map})
-    tick = only(client, "tick")
+    # issue 17: the tick, then the answer kubectl prints (webapp/realtime/apply.py)
+    received = client.get_received()
+    assert [m["name"] for m in received] == ["tick", "applied"], received
+    tick = received[0]["args"][0]
     assert tick["transitions"][-1]["after"] == "apply"
 
 

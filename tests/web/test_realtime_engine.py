@@ -165,7 +165,8 @@ def test_applying_the_missing_config_map_lets_the_container_start(
     stuck = one(client, "snapshot")
     assert stuck["views"]["columns"]["STATUS"] == "CreateContainerConfigError"
     client.emit("apply", {"yaml": CONFIG_MAP})
-    one(client, "tick")
+    # issue 17: the tick, then `applied` with the line kubectl prints
+    assert [m["name"] for m in client.get_received()] == ["tick", "applied"]
     client.emit("clock", {"op": "seek", "value": 60})
     fixed = one(client, "snapshot")
     assert fixed["views"]["columns"]["STATUS"] == "Running"

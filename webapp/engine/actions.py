@@ -7,14 +7,14 @@ with ``pod_gone``.
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from webapp.engine import kubectl_apply
+from webapp.engine.action_error import ActionError
 from webapp.engine.api.events import NORMAL, WARNING
-from webapp.engine.apiserver.defaults import apply_pod_defaults, keep_service_account_token
 from webapp.engine.controllers.node_lifecycle import (
     NODE_MONITOR_GRACE_PERIOD_MS,
     TAINT_EVICTION_CONDITION,
@@ -22,7 +22,6 @@ from webapp.engine.controllers.node_lifecycle import (
     mark_node_ready,
     mark_node_unknown,
     unreachable_toleration_seconds,
-    with_node_defaults,
 )
 from webapp.engine.core.clock import URGENT
 from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
@@ -30,7 +29,7 @@ from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
-ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "update")
 # The fields each action takes besides "action" (as a Simulation script step, minus "at").
 FIELDS = {
     "delete": ("gracePeriodSeconds", "force"),
@@ -40,17 +39,8 @@ FIELDS = {
     "node-down": ("node",),
     "node-up": ("node",),
     "apply": ("yaml",),
+    "update": ("yaml",),
 }
-
-
-class ActionError(Exception):
-    """An action that cannot be applied now: a stable ``code``, ``params`` and English text."""
-
-    def __init__(self, code: str, params: dict | None = None, message: str = "") -> None:
-        super().__init__(message or code)
-        self.code = code
-        self.params = params or {}
-        self.message = message or code
 
 
 INT64_MAX = 2**63 - 1
@@ -240,7 +230,8 @@ def apply_objects(action: dict) -> list[dict]:
     if not isinstance(text, str) or not text.strip():
         raise ActionError("bad_yaml", {}, "apply needs the objects as YAML text.")
     try:
-        return parse_objects(text)
+        # the editor's whole scenario may come: its Simulation document is not an object
+        return parse_objects(text, skip_simulation=True)
     except ScenarioError as error:
         first = error.errors[0] if error.errors else {}
         raise ActionError("invalid_objects", {"errors": error.errors},
@@ -248,60 +239,20 @@ def apply_objects(action: dict) -> list[dict]:
 
 
 def _check_apply(sim: Cluster, action: dict) -> dict:
+    """``kubectl apply`` of the objects (engine/kubectl_apply.py), every one checked first.
+    A scenario's own scripted apply (``sim.scripting``) writes them as its objects were
+    written at second 0, without the last-applied annotation."""
     objects = apply_objects(action)
-    for obj in objects:
-        if obj.get("kind") == "Pod":
-            _check_pod_update(sim, obj)
-    action["_objects"] = objects
+    annotate = not getattr(sim, "scripting", False)
+    action["_changes"] = kubectl_apply.check_apply(sim, objects, annotate=annotate)
     return action
 
 
-POD_UPDATE_FORBIDDEN = (
-    "spec: Forbidden: pod updates may not change fields other than "
-    "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
-    "`spec.tolerations` (only additions to existing tolerations),"
-    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
-)
-
-
-def _check_pod_update(sim: Cluster, obj: dict) -> None:
-    """``ValidatePodUpdate``: only images (and a few fields) of a Pod may change."""
-    name = obj["metadata"].get("name")
-    if name != sim.pod_name:
-        raise ActionError("second_pod", {"pod": name},
-                          f'The playground runs one Pod ("{sim.pod_name}"); cannot create "{name}".')  # fmt: skip
-    _require_pod(sim)
-    old_spec = dict(sim.pod_spec)
-    new_spec = keep_service_account_token(apply_pod_defaults(obj)["spec"], old_spec)
-    old_gates = {g.get("name") for g in old_spec.get("schedulingGates") or []}
-    for index, gate in enumerate(new_spec.get("schedulingGates") or []):
-        if gate.get("name") not in old_gates:  # validateOnlyDeletedSchedulingGates
-            message = (
-                f'Pod "{name}" is invalid: spec.schedulingGates[{index}].name: Forbidden: only '
-                f"deletion is allowed, but found new scheduling gate '{gate.get('name')}'"
-            )
-            raise ActionError("pod_update_forbidden", {"pod": name}, message)
-    old_spec.pop("nodeName", None)
-    if _without_mutable(new_spec) != _without_mutable(old_spec):
-        message = f'Pod "{name}" is invalid: {POD_UPDATE_FORBIDDEN}'
-        raise ActionError("pod_update_forbidden", {"pod": name}, message)
-
-
-def _without_mutable(spec: dict) -> dict:
-    spec = copy.deepcopy(spec)
-    for key in ("initContainers", "containers"):
-        for container in spec.get(key) or []:
-            container.pop("image", None)
-            container.pop("imagePullPolicy", None)  # defaulted from the image
-    for key in (
-        "activeDeadlineSeconds",
-        "tolerations",
-        "terminationGracePeriodSeconds",
-        "nodeName",
-        "schedulingGates",  # only deletions, checked above
-    ):
-        spec.pop(key, None)
-    return spec
+def _check_update(sim: Cluster, action: dict) -> dict:
+    """The API server's write of whole objects (``update``: what the Kubernetes API's PUT,
+    PATCH and POST end in, webapp/kubeapi), every one checked first."""
+    action["_changes"] = [kubectl_apply.plan_update(sim, obj) for obj in apply_objects(action)]
+    return action
 
 
 _CHECKS = {
@@ -312,6 +263,7 @@ _CHECKS = {
     "node-down": _check_node_down,
     "node-up": _check_node_up,
     "apply": _check_apply,
+    "update": _check_update,
 }
 
 
@@ -420,67 +372,7 @@ def _node_up(sim: Cluster, action: dict) -> None:
 
 
 def _apply(sim: Cluster, action: dict) -> None:
-    for obj in action.pop("_objects"):
-        kind, name = obj["kind"], obj["metadata"]["name"]
-        if kind == "ConfigMap":
-            sim.config_maps[name] = obj
-        elif kind == "Secret":
-            sim.secrets[name] = obj
-        elif kind == "Service":
-            sim.services[name] = obj
-            sim.update_services()
-        elif kind == "Node":
-            _apply_node(sim, obj)
-        elif kind == "Pod":
-            _apply_pod(sim, obj)
-        sim.transition("submitted", f"{kind}/{name}", "applied", None, "applied",
-                       f"{kind} {name} applied", stage=1)  # fmt: skip
-        if kind == "Pod" and sim.kubelet is not None:
-            sim.kubelet.request_sync()  # a Pod update reaches the kubelet at once
-
-
-def _apply_node(sim: Cluster, obj: dict) -> None:
-    name = obj["metadata"]["name"]
-    existing = sim.nodes_by_name.get(name)
-    if existing is None:
-        sim.nodes_by_name[name] = NodeState(with_node_defaults(obj))
-    else:
-        existing.obj = with_node_defaults(obj)
-    sim.retry_scheduling()
-
-
-def _apply_pod(sim: Cluster, obj: dict) -> None:
-    """An image change restarts that container ("definition changed")."""
-    new = apply_pod_defaults(obj)
-    old_spec = sim.pod_spec
-    metadata = dict(sim.pod_object_dict["metadata"])
-    for key in ("labels", "annotations"):
-        if key in new["metadata"]:
-            metadata[key] = new["metadata"][key]
-        else:
-            metadata.pop(key, None)
-    spec = keep_service_account_token(new["spec"], old_spec)
-    if "nodeName" in old_spec:
-        spec["nodeName"] = old_spec["nodeName"]
-    gated = bool(old_spec.get("schedulingGates"))
-    sim.pod_object_dict = {**sim.pod_object_dict, "metadata": metadata, "spec": spec}
-    sim.mark_dirty()
-    sim.update_services()
-    if gated and not spec.get("schedulingGates"):
-        sim.retry_scheduling()  # the last gate is gone: the scheduler sees the Pod now
-    kubelet = sim.kubelet
-    if kubelet is None:
-        return
-    for key in ("initContainers", "containers"):
-        for container in spec.get(key) or []:
-            record = kubelet.by_name[container["name"]]
-            changed = record.spec.get("image") != container.get("image")
-            record.spec = container
-            if changed and record.newest is not None and record.newest.running:
-                record.kill_message = (
-                    f"Container {record.name} definition changed, will be restarted"
-                )
-                record.kill_grace_s = kubelet.probe_kill_grace_seconds(None)
+    kubectl_apply.perform_apply(sim, action.pop("_changes"))
 
 
 _PERFORM = {
@@ -491,4 +383,5 @@ _PERFORM = {
     "node-down": _node_down,
     "node-up": _node_up,
     "apply": _apply,
+    "update": _apply,
 }

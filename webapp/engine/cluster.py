@@ -221,6 +221,30 @@ def template_spec_defaults(spec: dict) -> dict:
     return defaulted
 
 
+def workload_spec_defaults(kind: str, spec: dict) -> dict:
+    """The apps/v1 defaults of a Deployment's, ReplicaSet's or StatefulSet's spec, in place
+    (``SetDefaults_Deployment`` & co.: replicas 1, RollingUpdate 25 %/25 %,
+    revisionHistoryLimit 10, progressDeadlineSeconds 600; the template's Pod spec
+    defaults). The API server runs them on every create and update."""
+    spec.setdefault("replicas", 1)
+    template = spec.setdefault("template", {})
+    template["spec"] = template_spec_defaults(template.get("spec") or {})
+    if kind == "StatefulSet":
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
+        spec.setdefault("revisionHistoryLimit", 10)
+    elif kind == "Deployment":
+        strategy = spec.setdefault("strategy", {})
+        strategy.setdefault("type", "RollingUpdate")
+        if strategy["type"] == "RollingUpdate":
+            rolling = strategy.setdefault("rollingUpdate", {})
+            rolling.setdefault("maxSurge", "25%")
+            rolling.setdefault("maxUnavailable", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+    return spec
+
+
 def _action_target(action: dict, run: PodRun) -> str:
     """The object a scripted action names, as a transition's ``object``."""
     if isinstance(action.get("node"), str):
@@ -325,29 +349,19 @@ class ClusterSimulation:
         if obj["kind"] == "Job":
             self._create_job(obj)
             return
-        spec.setdefault("replicas", 1)
-        template = spec.setdefault("template", {})
-        template["spec"] = template_spec_defaults(template.get("spec") or {})
+        workload_spec_defaults(obj["kind"], spec)
         if obj["kind"] == "StatefulSet":
-            spec.setdefault("podManagementPolicy", "OrderedReady")
-            spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
-            spec.setdefault("revisionHistoryLimit", 10)
             obj["status"] = {"replicas": 0, "availableReplicas": 0}
             self.stateful_sets[metadata["name"]] = obj
         elif obj["kind"] == "Deployment":
-            strategy = spec.setdefault("strategy", {})
-            strategy.setdefault("type", "RollingUpdate")
-            if strategy["type"] == "RollingUpdate":
-                rolling = strategy.setdefault("rollingUpdate", {})
-                rolling.setdefault("maxSurge", "25%")
-                rolling.setdefault("maxUnavailable", "25%")
-            spec.setdefault("revisionHistoryLimit", 10)
-            spec.setdefault("progressDeadlineSeconds", 600)
             obj["status"] = {}
             self.deployments[metadata["name"]] = obj
         else:
             obj["status"] = {"replicas": 0}
             self.replica_sets[metadata["name"]] = obj
+
+    # kubectl_apply.py defaults an updated workload's spec as the API server's update does
+    workload_spec_defaults = staticmethod(workload_spec_defaults)
 
     def _create_job(self, job: dict) -> None:
         """``SetDefaults_Job`` and the Job strategy's generated selector and labels."""
@@ -724,10 +738,15 @@ class ClusterSimulation:
         from webapp.engine.cluster_actions import perform, validate
 
         payload = {k: v for k, v in action.items() if k != "at"}
+        self.scripting = True  # engine/kubectl_apply.py: the scenario's own objects
         try:
-            perform(self, validate(self, payload))
+            checked = validate(self, payload)
         except ActionError as error:
             self._script_skipped(action, error)
+            return
+        finally:
+            self.scripting = False
+        perform(self, checked)
 
     def _script_skipped(self, action: dict, error: ActionError) -> None:
         """Checked at load time already; what no longer applies now (the Pod is gone, the

@@ -4,8 +4,10 @@
 {kind?, name, replicas}, ``rollout-restart`` {name}, ``rollout-undo`` {name, toRevision?},
 ``set-image`` {name, container, image}, ``cordon`` / ``uncordon`` {node}, ``evict`` {name,
 gracePeriodSeconds?} (the API's eviction subresource: refused, as ``eviction_refused`` with
-the API server's code, message and cause, when a PodDisruptionBudget forbids it), ``apply`` {yaml}
-(Deployments and ReplicaSets: a changed template starts a rollout). Every check runs before
+the API server's code, message and cause, when a PodDisruptionBudget forbids it), ``apply``
+{yaml} (``kubectl apply``, engine/kubectl_apply.py: a Deployment's changed template starts a
+rollout), ``update`` {yaml} (the API server's write of whole objects, webapp/kubeapi's PUT,
+PATCH and POST). Every check runs before
 the first change: an invalid action raises ActionError and changes nothing.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from webapp.engine import node_outage
+from webapp.engine import kubectl_apply, node_outage
 from webapp.engine.actions import (
     INT64_MAX,
     ActionError,
@@ -47,6 +49,7 @@ FIELDS = {
     "node-up": ("node",),
     "uncordon": ("node",),
     "apply": ("yaml",),
+    "update": ("yaml",),
     "focus": ("name",),
 }
 # Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
@@ -186,30 +189,22 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             raise ActionError("node_already_down", {"node": node}, f"Node {node} is already down.")
         if word == "node-up" and up:
             raise ActionError("node_already_up", {"node": node}, f"Node {node} is already up.")
-    elif word == "apply":
-        checked["_objects"] = _checked_apply(sim, action)
-        _check_work(sim, {(o["kind"], o["metadata"]["name"]): o for o in checked["_objects"]})
+    elif word in ("apply", "update"):
+        objects = apply_objects(action)
+        annotate = not getattr(sim, "scripting", False)
+        if word == "update":  # the API server's write of whole objects (webapp/kubeapi)
+            changes = [kubectl_apply.plan_update(sim, obj) for obj in objects]
+        else:
+            changes = kubectl_apply.check_apply(sim, objects, annotate=annotate)
+        _check_work(sim, {(c.kind, c.name): c.obj for c in changes
+                          if c.obj is not None and c.kind in (*_scalable(sim), "Job")})  # fmt: skip
+        checked["_changes"] = changes
     elif word == "focus":
         name = _string(action, "name")
         if name not in sim.runs:
             raise ActionError("unknown_object", {"kind": "Pod", "name": name},
                               f'pods "{name}" not found')  # fmt: skip
     return checked
-
-
-def _checked_apply(sim: ClusterSimulation, action: dict) -> list[dict]:
-    objects = apply_objects(action)
-    for obj in objects:
-        kind, name = obj["kind"], obj["metadata"]["name"]
-        if kind not in _scalable(sim):
-            raise ActionError("apply_kind", {"kind": kind},
-                              f"In a workload scenario apply takes Deployments, ReplicaSets and StatefulSets, not {kind}.")  # fmt: skip
-        current = _scalable(sim)[kind].get(name)
-        if current is not None and current["spec"].get("selector") != obj["spec"].get("selector"):
-            raise ActionError("immutable_selector", {"kind": kind, "name": name},
-                              f'{kind}.apps "{name}" is invalid: spec.selector: Invalid value: '
-                              "field is immutable")  # fmt: skip
-    return objects
 
 
 def run_work(sim: ClusterSimulation, changed: dict[tuple[str, str], dict] | None = None) -> float:
@@ -311,25 +306,9 @@ def perform(sim: ClusterSimulation, action: dict) -> None:
         node_outage.node_down(sim, action["node"])
     elif word == "node-up":
         node_outage.node_up(sim, action["node"])
-    elif word == "apply":
-        for obj in action["_objects"]:
-            _apply_one(sim, obj)
+    elif word in ("apply", "update"):
+        kubectl_apply.perform_apply(sim, action.pop("_changes"))
     elif word == "focus":
         sim.focus(action["name"])
         return
     sim.sync()
-
-
-def _apply_one(sim: ClusterSimulation, obj: dict) -> None:
-    table = _scalable(sim)[obj["kind"]]
-    current = table.get(obj["metadata"]["name"])
-    if current is None:
-        sim._create_workload(obj)
-        return
-    probe = copy.deepcopy(current)
-    sim_defaults = copy.deepcopy(obj)
-    sim._create_workload(sim_defaults)  # defaulted the way the API server would
-    defaulted = table[obj["metadata"]["name"]]
-    table[obj["metadata"]["name"]] = probe  # keep the stored object (uid, status)
-    if defaulted["spec"] != probe["spec"]:
-        _changed_spec(probe, defaulted["spec"])

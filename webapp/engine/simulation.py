@@ -212,6 +212,7 @@ class Simulation:
 
     def _run_script_action(self, action: dict) -> None:
         payload = {k: v for k, v in action.items() if k != "at"}
+        self.scripting = True  # engine/kubectl_apply.py: the scenario's own objects
         try:
             checked = validate_action(self, payload)
         except ActionError as error:
@@ -227,6 +228,8 @@ class Simulation:
                             f"Scripted {payload.get('action')} at {action.get('at', 0):g}s "
                             f"did not apply: {error.message}", container=payload.get("container"))  # fmt: skip
             return
+        finally:
+            self.scripting = False
         perform_action(self, checked)
 
     # -- names --------------------------------------------------------------------------

@@ -746,11 +746,11 @@ def _patched(current: dict, patch: Any, kind: str) -> dict:
 
 
 def _desired(obj: dict) -> dict:
-    """What of an object the engine's `apply` takes: its identity, labels and annotations,
-    its spec."""
+    """The object the engine's `update` stores: as given, without its status (a write of
+    the object leaves the status subresource alone) and without the resourceVersion the
+    API serves (the engine keeps its own)."""
     metadata = obj.get("metadata") or {}
-    keep = {k: metadata[k] for k in ("name", "namespace", "labels", "annotations")
-            if metadata.get(k)}  # fmt: skip
+    keep = {k: v for k, v in metadata.items() if k not in ("resourceVersion", "managedFields")}
     out = {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"), "metadata": keep}
     if "spec" in obj:
         out["spec"] = obj["spec"]
@@ -767,8 +767,9 @@ def _changed_paths(before: Any, after: Any, path: str = "") -> list[str]:
 
 
 def _actions_for(res: Resource, current: dict, wanted: dict) -> list[dict]:
-    """The engine's actions that make `current` into `wanted` (None entries mean the
-    whole object goes to the engine's apply)."""
+    """The engine's actions that make `current` into `wanted`: the page's own actions
+    where the change is one of theirs (cordon, scale, restart, pause), else the engine's
+    `update` of the whole object (engine/kubectl_apply.py plan_update)."""
     name = current["metadata"]["name"]
     before = {"metadata": {k: current.get("metadata", {}).get(k)
                            for k in ("labels", "annotations")}, "spec": current.get("spec")}  # fmt: skip
@@ -781,7 +782,6 @@ def _actions_for(res: Resource, current: dict, wanted: dict) -> list[dict]:
         if changed == ["/spec/unschedulable"]:
             on = bool((wanted.get("spec") or {}).get("unschedulable"))
             return [{"action": "cordon" if on else "uncordon", "node": name}]
-        raise method_not_supported(res.plural, res.group, "patch")
     if res.kind in SCALABLE and changed == ["/spec/replicas"]:
         replicas = (wanted.get("spec") or {}).get("replicas")
         return [{"action": "scale", "kind": res.kind, "name": name, "replicas": replicas}]
@@ -792,7 +792,7 @@ def _actions_for(res: Resource, current: dict, wanted: dict) -> list[dict]:
         if changed == ["/spec/paused"]:
             paused = bool((wanted.get("spec") or {}).get("paused"))
             return [{"action": "rollout-pause" if paused else "rollout-resume", "name": name}]
-    return [{"action": "apply", "yaml": yaml.safe_dump(_desired(wanted), sort_keys=False)}]
+    return [{"action": "update", "yaml": yaml.safe_dump(_desired(wanted), sort_keys=False)}]
 
 
 def _write(session: Any, res: Resource, namespace: str | None, name: str,
@@ -858,7 +858,7 @@ def _create(session: Any, res: Resource, namespace: str | None) -> Response:
             raise api_errors.new_already_exists(res.plural, res.group, name)
         if request.args.getlist("dryRun"):
             return json_response(body, 201)
-        _act(session, [{"action": "apply", "yaml": yaml.safe_dump(_desired(body),
+        _act(session, [{"action": "update", "yaml": yaml.safe_dump(_desired(body),
                                                                   sort_keys=False)}],
              res, name, "create")  # fmt: skip
         created = _find(view.items(session.sim, res.kind), res, namespace, name)

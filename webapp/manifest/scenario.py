@@ -417,14 +417,27 @@ def comment_description(text: str) -> dict[str, str]:
     return {"en": english or chinese, "zh": chinese or english}
 
 
-def parse_objects(text: str) -> list[dict[str, Any]]:
-    """Read and check 1..20 Kubernetes objects for the `apply` action (no Simulation)."""
+def parse_objects(text: str, *, skip_simulation: bool = False) -> list[dict[str, Any]]:
+    """Read and check 1..20 Kubernetes objects for the `apply` action. A Simulation
+    document is refused, or with ``skip_simulation`` left out (the editor's whole scenario
+    applied with kubectl apply: that document is the playground's, not an API object)."""
     typed, errors, _ = _read(text, tuple(API_VERSIONS))
-    errors.extend(
-        t.document.locate(Finding(("kind",), "simulation_not_allowed"))
-        for t in typed
-        if t.kind == SIMULATION
-    )
+    if not skip_simulation:
+        errors.extend(
+            t.document.locate(Finding(("kind",), "simulation_not_allowed"))
+            for t in typed
+            if t.kind == SIMULATION
+        )
     if errors:
         raise ScenarioError(errors)
-    return [t.data for t in typed]
+    objects = [t.data for t in typed if t.kind != SIMULATION]
+    if not objects:  # only a Simulation document
+        raise ScenarioError([t.document.locate(Finding(("kind",), "simulation_not_allowed"))
+                             for t in typed])  # fmt: skip
+    return objects
+
+
+def has_simulation(text: str) -> bool:
+    """Whether the text holds a Simulation document (a cheap look at the documents)."""
+    read, _ = read_documents(text)
+    return any(isinstance(d.data, dict) and d.data.get("kind") == SIMULATION for d in read)

@@ -1,5 +1,6 @@
-"""`act {action, ...}`: a user action on the running Pod now (delete, crash, set-probe,
-node-down/up, oom, apply of objects without a Pod)."""
+"""`act {action, ...}`: a user action on the running session now (delete, crash, set-probe,
+node-down/up, oom, scale, ..., and `apply`: kubectl apply of objects; the `apply` event
+answers with the lines kubectl prints, webapp/realtime/apply.py)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,20 @@ def on_act(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
             act(rt, session, dict(action))
 
 
-def apply_objects(rt: Realtime, session: Session, text: str) -> None:
-    """Objects without a Pod (a ConfigMap, a Service): the engine's `apply` action."""
+def apply_objects(
+    rt: Realtime, session: Session, text: str, *, whole_scenario: bool = False
+) -> list[str]:
+    """``kubectl apply`` of the objects to the running session: the engine's `apply`
+    action (engine/kubectl_apply.py). Returns the lines kubectl prints. A located error in
+    the text is `invalid_scenario`; the API server's refusal `action_refused` with
+    kubectl's own text. ``whole_scenario``: the editor's text, whose Simulation document
+    is left out (it is no API object)."""
     try:
-        parse_objects(text)
+        parse_objects(text, skip_simulation=whole_scenario)
     except ScenarioError as error:
         raise invalid(error) from None
     act(rt, session, {"action": "apply", "yaml": text})
+    return list(getattr(session.sim, "apply_result", None) or [])
 
 
 def act(rt: Realtime, session: Session, action: dict[str, Any]) -> None:
@@ -41,11 +49,15 @@ def act(rt: Realtime, session: Session, action: dict[str, Any]) -> None:
             if not isinstance(code, str):
                 raise
             params = getattr(error, "params", None) or {}
+            # kubectl's own words for an API server's refusal (engine/kubectl_apply.py)
+            reason = params.get("kubectl") or str(error)
             raise Refusal(
                 "action_refused",
-                reason=str(error),
+                reason=reason,
                 action_code=code,
-                action_params={k: v for k, v in params.items() if k != "errors"},
+                action_params={
+                    k: v for k, v in params.items() if k not in ("errors", "status", "kubectl")
+                },
             ) from None
         if action["action"] == "focus":
             # the single-Pod views now follow another Pod: its whole history, in a snapshot
