@@ -166,7 +166,7 @@ def _operation(res, verb: str, ref: str, *, validation: bool) -> dict:
             "group": res.group,
             "version": res.version,
             "kind": res.kind,
-        },  # fmt: skip
+        },
         "responses": {
             "200": {
                 "description": "OK",
@@ -174,7 +174,7 @@ def _operation(res, verb: str, ref: str, *, validation: bool) -> dict:
                     "application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}
                 },
             }
-        },  # fmt: skip
+        },
     }
     if validation:
         op["parameters"] = [{

@@ -778,10 +778,9 @@ def _actions_for(res: Resource, current: dict, wanted: dict) -> list[dict]:
     changed = _changed_paths(before, after)
     if not changed:
         return []
-    if res.kind == "Node":
-        if changed == ["/spec/unschedulable"]:
-            on = bool((wanted.get("spec") or {}).get("unschedulable"))
-            return [{"action": "cordon" if on else "uncordon", "node": name}]
+    if res.kind == "Node" and changed == ["/spec/unschedulable"]:
+        on = bool((wanted.get("spec") or {}).get("unschedulable"))
+        return [{"action": "cordon" if on else "uncordon", "node": name}]
     if res.kind in SCALABLE and changed == ["/spec/replicas"]:
         replicas = (wanted.get("spec") or {}).get("replicas")
         return [{"action": "scale", "kind": res.kind, "name": name, "replicas": replicas}]
