@@ -815,3 +815,61 @@ def test_explain(cluster: Kube) -> None:
     nope = cluster.run("explain", "pods.spec.nope")
     assert nope.returncode == 1
     assert nope.stderr == 'error: field "nope" does not exist\n'
+
+
+LIVENESS = """\
+apiVersion: playground/v1
+kind: Simulation
+metadata:
+  name: kubeapi-liveness
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sh, -c, 'touch /tmp/healthy; echo started; sleep 3600']
+    livenessProbe:
+      exec:
+        command: [cat, /tmp/healthy]
+      periodSeconds: 5
+      failureThreshold: 1
+"""
+
+
+def test_exec(live_server, tmp_path) -> None:
+    """kubectl exec over the v5.channel.k8s.io WebSocket (KUBE-API-NOTES §7): the command
+    runs in the container's process model; `rm /tmp/healthy` makes the liveness probe fail
+    and the kubelet restart the container, as on a cluster."""
+    kube = make_session(live_server, tmp_path, yaml=LIVENESS, speed=5)
+    kube.wait_for(lambda: "Running" in kube.run("get", "pod", "web", "--no-headers").stdout)
+    cat = kube.run("exec", "web", "--", "cat", "/tmp/healthy")
+    assert (cat.returncode, cat.stdout, cat.stderr) == (0, "", "")
+    shell = kube.run("exec", "web", "--", "sh", "-c", "echo hi; echo oops >&2; exit 3")
+    assert (shell.returncode, shell.stdout) == (3, "hi\n")
+    assert shell.stderr == "oops\ncommand terminated with exit code 3\n"
+    listing = kube.run("exec", "web", "-c", "app", "--", "ls", "/tmp")
+    assert listing.stdout == "healthy\n"
+    wrong = kube.run("exec", "web", "-c", "nope", "--", "ls")
+    assert (wrong.returncode, wrong.stderr) == (
+        1,
+        "error: container nope is not valid for pod web out of: app\n",
+    )
+    assert kube.run("exec", "web", "--", "rm", "/tmp/healthy").returncode == 0
+    gone = kube.run("exec", "web", "--", "cat", "/tmp/healthy")
+    assert gone.returncode == 1
+    assert (
+        gone.stderr
+        == "cat: can't open '/tmp/healthy': No such file or directory\ncommand terminated with exit code 1\n"
+    )
+    kube.wait_for(lambda: kube.run("get", "pod", "web", "-o",
+                                   "jsonpath={.status.containerStatuses[0].restartCount}").stdout
+                  not in ("", "0"))  # fmt: skip
+    events = kube.run("events", "--for", "pod/web").stdout
+    assert re.search(r"Warning +Unhealthy +Pod/web +Liveness probe failed: cat: can't open "
+                     r"'/tmp/healthy': No such file or directory", events), events  # fmt: skip
+    long = kube.run("exec", "web", "--", "echo", "x" * (70 * 1024))
+    assert long.returncode == 1

@@ -29,7 +29,13 @@ from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
-ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "update")
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "update",
+           "exec")  # fmt: skip
+# `exec`'s command line: at most this many bytes of arguments (docs/limits.md).
+MAX_EXEC_BYTES = 64 * 1024
+# An exec's own time line may run this long before it is cut (kubectl exec has no timeout;
+# a command that never ends here ends as a timed-out one, exit code 124's text).
+EXEC_TIMEOUT_MS = 60_000
 # The fields each action takes besides "action" (as a Simulation script step, minus "at").
 FIELDS = {
     "delete": ("gracePeriodSeconds", "force"),
@@ -40,6 +46,7 @@ FIELDS = {
     "node-up": ("node",),
     "apply": ("yaml",),
     "update": ("yaml",),
+    "exec": ("container", "command"),
 }
 
 
@@ -248,6 +255,20 @@ def _check_apply(sim: Cluster, action: dict) -> dict:
     return action
 
 
+def _check_exec(sim: Cluster, action: dict) -> dict:
+    """``kubectl exec``: a command in a running container's process model (its shell, its
+    files), at this instant; what it printed and its exit code are in ``sim.exec_result``."""
+    _require_pod(sim)
+    _container_record(sim, action, running=True)
+    command = action.get("command")
+    if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
+        raise ActionError("bad_command", {}, "command is a list of strings, the first the program.")
+    if sum(len(a.encode("utf-8", "replace")) + 1 for a in command) > MAX_EXEC_BYTES:
+        raise ActionError("command_too_long", {"limit": MAX_EXEC_BYTES},
+                          f"The command line is over {MAX_EXEC_BYTES // 1024} KiB.")  # fmt: skip
+    return action
+
+
 def _check_update(sim: Cluster, action: dict) -> dict:
     """The API server's write of whole objects (``update``: what the Kubernetes API's PUT,
     PATCH and POST end in, webapp/kubeapi), every one checked first."""
@@ -264,6 +285,7 @@ _CHECKS = {
     "node-up": _check_node_up,
     "apply": _check_apply,
     "update": _check_update,
+    "exec": _check_exec,
 }
 
 
@@ -371,6 +393,15 @@ def _node_up(sim: Cluster, action: dict) -> None:
     sim.retry_scheduling()
 
 
+def _exec(sim: Cluster, action: dict) -> None:
+    record = sim.kubelet.by_name[action["container"]]
+    instance = record.newest
+    processes = sim.kubelet.processes
+    sim.exec_result = instance.process.exec(sim.now_ms, action["command"], EXEC_TIMEOUT_MS,
+                                            processes.world())  # fmt: skip
+    sim.kubelet.runtime.watch(instance)
+
+
 def _apply(sim: Cluster, action: dict) -> None:
     kubectl_apply.perform_apply(sim, action.pop("_changes"))
 
@@ -384,4 +415,5 @@ _PERFORM = {
     "node-up": _node_up,
     "apply": _apply,
     "update": _apply,
+    "exec": _exec,
 }

@@ -50,6 +50,7 @@ FIELDS = {
     "uncordon": ("node",),
     "apply": ("yaml",),
     "update": ("yaml",),
+    "exec": ("name", "container", "command"),
     "focus": ("name",),
 }
 # Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
@@ -108,6 +109,14 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
                           f"{word} takes no field {_shown(extra[0])}.")  # fmt: skip
     checked = dict(action)
+    if word == "exec":  # in the named Pod's own run (engine/actions.py)
+        name = _string(action, "name")
+        run = sim.runs.get(name)
+        if run is None or run.pod_removed:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": name},
+                              f'pods "{name}" not found')  # fmt: skip
+        inner = validate_action(run, {k: v for k, v in action.items() if k != "name"})
+        return {**inner, "_run": run, "name": name}
     if word == "delete":
         if action.get("kind", "Pod") != "Pod":
             raise ActionError("bad_field", {"field": "kind"}, "delete takes kind Pod here.")
@@ -243,9 +252,12 @@ def _changed_spec(obj: dict, spec: dict) -> None:
 
 def perform(sim: ClusterSimulation, action: dict) -> None:
     word = action["action"]
-    if word in FOCUS_POD_ACTIONS:
+    if word in FOCUS_POD_ACTIONS or word == "exec":
         run = action.pop("_run")
+        action.pop("name", None) if word == "exec" else None
         perform_action(run, action)
+        if word == "exec":
+            sim.exec_result = run.exec_result
         sim.sync()
         return
     if word == "delete":

@@ -22,10 +22,12 @@ __all__ = ["init_app"]
 
 
 def init_app(app: Flask) -> None:
-    from webapp.kubeapi import api, kubeconfig
+    from webapp.kubeapi import api, exec_ws, kubeconfig
 
     app.extensions["playground.kubeapi"] = KubeState()
     app.add_url_rule("/kube/<token>", "kubeapi_root", api.serve, defaults={"path": ""},
                      methods=api.METHODS, strict_slashes=False)  # fmt: skip
     app.add_url_rule("/kube/<token>/<path:path>", "kubeapi", api.serve, methods=api.METHODS)
+    app.add_url_rule("/kube/<token>/api/v1/namespaces/<namespace>/pods/<name>/exec",
+                     "kubeapi_exec", exec_ws.serve, methods=["GET"], websocket=True)  # fmt: skip
     app.add_url_rule("/api/kubeconfig", "kubeconfig", kubeconfig.post, methods=["POST"])
