@@ -12,7 +12,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask_socketio import SocketIO
 from socketio.packet import Packet
 
-from . import assets, classes, metrics, realtime, routes, security, storage
+from . import assets, classes, kubeapi, metrics, realtime, routes, security, storage
 from .clients import trusted_proxies
 from .config import load_config
 from .paths import resource_dir
@@ -79,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     catalog = routes.init_app(app)
     rt = realtime.init_app(app, socketio, catalog)
     classes.init_app(app, rt)
+    kubeapi.init_app(app)  # the Kubernetes API of every session (after realtime)
     metrics.init_app(app)  # last: it wraps the Socket.IO handlers and realtime hooks
     return app
 

@@ -134,6 +134,25 @@ def refusal(status: int, code: str, lang: str, **params: Any) -> bytes:
     return head.encode("ascii") + body
 
 
+def is_kube_api(data: bytes) -> bool:
+    """Whether a request (its first bytes) is for a session's Kubernetes API (/kube/...)."""
+    space = data.find(b" ", 0, 16)
+    return space > 0 and data[space + 1 : space + 7] == b"/kube/"
+
+
+def status_refusal(status: int, message: str) -> bytes:
+    """A refusal of a Kubernetes API request as a `metav1.Status` (webapp/kubeapi)."""
+    body = json.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                       "status": "Failure", "message": message, "code": status}).encode()  # fmt: skip
+    head = (
+        f"HTTP/1.1 {status} {_STATUS_TEXT[status]}\r\n"
+        "Content-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
 def refuse(sock: socket.socket, response: bytes) -> None:
     """Send `response` (small: it fits the socket's buffer) without blocking, and close.
     What the client sent is read first, so that closing does not reset the connection and
@@ -280,6 +299,11 @@ class RequestGate:
         end = data.find(b"\r\n\r\n")
         if end < 0:
             if len(data) >= MAX_HEAD_BYTES:
+                if is_kube_api(data):  # the Kubernetes API answers in its Status shape
+                    self._refuse(fd, status_refusal(431, "Request Header Fields Too Large: "
+                                                    f"at most {MAX_HEAD_BYTES} bytes of request "
+                                                    "line and headers"))  # fmt: skip
+                    return
                 self._refuse(fd, refusal(431, "request_head_too_large", i18n.DEFAULT_LANGUAGE))
             elif mask & (select.EPOLLRDHUP | select.EPOLLHUP):
                 self._close(fd)  # half-closed with an incomplete request: it never comes

@@ -111,6 +111,7 @@ function safeSessionStorage() {
 // ------------------------------------------------------------------ connection
 const socket = io({ transports: ["websocket"] });
 let joiningWithSession = false;
+let joiningLinked = false;
 let awaitingApply = false;
 
 // A class page (/c/<code>, /c/<code>/teach) joins its class, never a stored session.
@@ -121,6 +122,14 @@ const inClass = classroom.mount({
   currentNow: () => state.now,
   notice: (text) => controls.showMessage(text),
 });
+
+// `/#session=<id>` (the `page` of POST /api/kubeconfig: docs/kubectl.md) opens that session,
+// the one a kubeconfig drives; the fragment is read once and removed.
+const linkedSession = (() => {
+  const id = new URLSearchParams(location.hash.slice(1)).get("session");
+  if (id) history.replaceState(null, "", location.pathname + location.search);
+  return id;
+})();
 
 function initialSource() {
   if (body.dataset.share) return { share: body.dataset.share };
@@ -146,6 +155,10 @@ function join(source = null) {
   urlFirst = false;
   let payload;
   if (source) payload = source;
+  else if (linkedSession && !joiningLinked) {
+    joiningLinked = true;
+    payload = { session: linkedSession };
+  }
   else if (stored) payload = { session: stored };
   else if (duplicateOf?.yaml && !body.dataset.share) payload = { yaml: duplicateOf.yaml };
   else payload = initialSource();

@@ -1,4 +1,4 @@
-// Top bar: scenario picker, language switch, share link, downloads.
+// Top bar: scenario picker, language switch, share link, your own kubectl, downloads.
 import { logsText } from "./views.js";
 import { h, emit, fill, setText } from "./dom.js";
 import { t, lang, LANGS } from "./i18n.js";
@@ -34,6 +34,25 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   } } }, "×");
   const sharePanel = h("div", { class: "share-panel", id: "share-panel", hidden: true }, shareOut, shareLink, shareClose);
 
+  // "Use your own kubectl": this session's kubeconfig (POST /api/kubeconfig, docs/kubectl.md),
+  // to copy or download, with the two lines that point kubectl at it.
+  const kubectlButton = h("button", { type: "button", id: "kubectl", class: "button", "data-i18n": "top.kubectl",
+    on: { click: () => kubeconfig() } });
+  const kubectlOut = h("output", { class: "share-out", id: "kubectl-out", "aria-live": "polite" });
+  const kubectlLines = h("pre", { class: "kubectl-lines", id: "kubectl-lines" });
+  const kubectlText = h("textarea", { class: "kubectl-config", id: "kubectl-config", readonly: true, rows: 6, "data-i18n-aria": "top.kubectl" });
+  const kubectlCopy = h("button", { type: "button", class: "button", id: "kubectl-copy", "data-i18n": "top.kubectl.copy",
+    on: { click: () => copyKubeconfig() } });
+  const kubectlDownload = h("button", { type: "button", class: "button", id: "kubectl-download", "data-i18n": "top.kubectl.download",
+    on: { click: () => download("playground.kubeconfig", "application/yaml", kubectlText.value) } });
+  const kubectlClose = h("button", { type: "button", class: "share-close", "data-i18n-aria": "top.kubectl.close", "data-i18n-title": "top.kubectl.close", on: { click: () => {
+    kubectlPanel.hidden = true;
+    kubectlButton.focus();
+  } } }, "×");
+  const kubectlIntro = h("p", { class: "kubectl-intro", "data-i18n": "top.kubectl.intro" });
+  const kubectlPanel = h("div", { class: "share-panel kubectl-panel", id: "kubectl-panel", hidden: true },
+    kubectlIntro, kubectlLines, kubectlText, h("div", { class: "kubectl-actions" }, kubectlCopy, kubectlDownload), kubectlOut, kubectlClose);
+
   const downloads = [
     ["top.download.yaml", "yaml", () => download(`${scenarioName()}.yaml`, "text/yaml", editorText())],
     ["top.download.trace", "trace", () => download(`${scenarioName()}-trace.json`, "application/json", traceJson())],
@@ -49,6 +68,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   // One open at a time; Escape closes it and focuses what opened it (menus.js).
   registerMenu(downloadMenu);
   registerPanel(sharePanel, shareButton);
+  registerPanel(kubectlPanel, kubectlButton);
   // A share link made in the other language offers it (never switches by itself).
   const offerText = h("span", { class: "lang-offer-text" });
   const offerSwitch = h("button", { type: "button", class: "button button-primary", id: "lang-offer-switch",
@@ -88,8 +108,9 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   root.append(
     h("div", { class: "topbar-group" }, pickerLabel, picker),
     langGroup,
-    h("div", { class: "topbar-group" }, shareButton, downloadMenu),
+    h("div", { class: "topbar-group" }, shareButton, kubectlButton, downloadMenu),
     sharePanel,
+    kubectlPanel,
     offer,
   );
 
@@ -157,6 +178,35 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
     }
   }
 
+  async function kubeconfig() {
+    if (!latest?.session) return;
+    try {
+      const response = await fetch("/api/kubeconfig", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json", "Accept-Language": lang() },
+        body: JSON.stringify({ session: latest.session }),
+      });
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(data.message || String(response.status));
+      kubectlText.value = data.kubeconfig;
+      setText(kubectlLines, "export KUBECONFIG=$PWD/playground.kubeconfig\nkubectl get pods -w");
+      setText(kubectlOut, "");
+    } catch (error) {
+      setText(kubectlOut, t("top.kubectl.failed", { message: error.message }));
+    }
+    kubectlPanel.hidden = false;
+    opened(kubectlPanel);
+  }
+
+  async function copyKubeconfig() {
+    try {
+      await navigator.clipboard.writeText(kubectlText.value);
+      setText(kubectlOut, t("top.kubectl.copied"));
+    } catch {
+      kubectlText.select();
+    }
+  }
+
   function traceJson() {
     const s = latest || {};
     return JSON.stringify({ scenario: s.scenario?.name ?? null, now: s.now, actions: s.actions, pod: s.pod,
@@ -183,6 +233,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
         fillPicker();
       }
       shareButton.disabled = !state.scenario;
+      kubectlButton.disabled = !state.session || Boolean(state.session?.startsWith?.("class-"));
     },
   };
 }

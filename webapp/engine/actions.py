@@ -29,7 +29,8 @@ from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
-ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "exec")
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "update",
+           "exec")  # fmt: skip
 # The fields each action takes besides "action" (as a Simulation script step, minus "at").
 FIELDS = {
     "delete": ("gracePeriodSeconds", "force"),
@@ -39,6 +40,7 @@ FIELDS = {
     "node-down": ("node",),
     "node-up": ("node",),
     "apply": ("yaml",),
+    "update": ("yaml",),
     "exec": ("pod", "container", "command"),
 }
 
@@ -288,6 +290,13 @@ def _check_apply(sim: Cluster, action: dict) -> dict:
     return action
 
 
+def _check_update(sim: Cluster, action: dict) -> dict:
+    """The API server's write of whole objects (``update``: what the Kubernetes API's PUT,
+    PATCH and POST end in, webapp/kubeapi), every one checked first."""
+    action["_changes"] = [kubectl_apply.plan_update(sim, obj) for obj in apply_objects(action)]
+    return action
+
+
 _CHECKS = {
     "delete": _check_delete,
     "set-probe": _check_set_probe,
@@ -296,6 +305,7 @@ _CHECKS = {
     "node-down": _check_node_down,
     "node-up": _check_node_up,
     "apply": _check_apply,
+    "update": _check_update,
     "exec": _check_exec,
 }
 
@@ -359,6 +369,7 @@ def _exec(sim: Cluster, action: dict) -> dict:
         ended = f"was stopped after {EXEC_TIMEOUT_MS // 1000}s of its own time (it had not ended)"
     else:
         ended = f"exited with {result.exit_code}"
+    sim.exec_result = answer  # what the Kubernetes API's exec streams (webapp/kubeapi)
     shown = " ".join(argv)
     shown = shown if len(shown) <= 80 else shown[:79] + "…"
     sim.transition("running", f"Container/{name}", "exec", None, answer["exitCode"],
@@ -459,4 +470,5 @@ _PERFORM = {
     "node-down": _node_down,
     "node-up": _node_up,
     "apply": _apply,
+    "update": _apply,
 }

@@ -866,8 +866,10 @@ class ClusterSimulation:
         run = self._focus_run()
         return None if run is None else run.container_logs(name, previous=previous)
 
-    def logs_by_container_id(self) -> dict[str, list]:
-        run = self._focus_run()
+    def logs_by_container_id(self, pod: str | None = None) -> dict[str, list]:
+        """The log lines of every container instance the runtime keeps, of Pod `pod`
+        (default: the focus Pod)."""
+        run = self.runs.get(pod) if pod is not None else self._focus_run()
         return {} if run is None else run.logs_by_container_id()
 
     def derived_containers(self) -> list[dict]:

@@ -2,9 +2,12 @@
 
 ``delete`` {name?, gracePeriodSeconds?, force?} (a Pod; default the focus Pod), ``scale``
 {kind?, name, replicas}, ``rollout-restart`` {name}, ``rollout-undo`` {name, toRevision?},
-``set-image`` {name, container, image}, ``cordon`` / ``uncordon`` {node}, ``apply`` {yaml}
-(``kubectl apply``, engine/kubectl_apply.py: a Deployment's changed template starts a
-rollout). Every check runs before
+``set-image`` {name, container, image}, ``cordon`` / ``uncordon`` {node}, ``evict`` {name,
+gracePeriodSeconds?} (the API's eviction subresource: refused, as ``eviction_refused`` with
+the API server's code, message and cause, when a PodDisruptionBudget forbids it), ``apply``
+{yaml} (``kubectl apply``, engine/kubectl_apply.py: a Deployment's changed template starts a
+rollout), ``update`` {yaml} (the API server's write of whole objects, webapp/kubeapi's PUT,
+PATCH and POST). Every check runs before
 the first change: an invalid action raises ActionError and changes nothing.
 """
 
@@ -23,6 +26,7 @@ from webapp.engine.actions import (
 )
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers.rules import deployment as deployment_rules
+from webapp.engine.controllers.rules import disruption as disruption_rules
 from webapp.engine.core.timefmt import rfc3339
 from webapp.manifest.rules import MAX_RUN_WORK, workload_work
 
@@ -32,6 +36,7 @@ ClusterSimulation = Any
 MAX_REPLICAS = 100  # manifest/rules.py: the most Pods one workload runs at once
 FIELDS = {
     "delete": ("kind", "name", "gracePeriodSeconds", "force"),
+    "evict": ("name", "gracePeriodSeconds"),
     "scale": ("kind", "name", "replicas"),
     "rollout-restart": ("kind", "name"),
     "rollout-undo": ("kind", "name", "toRevision"),
@@ -44,6 +49,8 @@ FIELDS = {
     "node-up": ("node",),
     "uncordon": ("node",),
     "apply": ("yaml",),
+    "update": ("yaml",),
+    "exec": ("pod", "container", "command"),
     "focus": ("name",),
 }
 # Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
@@ -124,6 +131,21 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             _int(action, "gracePeriodSeconds", INT64_MAX)
         if "force" in action and not isinstance(action["force"], bool):
             raise ActionError("bad_field", {"field": "force"}, "force is true or false.")
+    elif word == "evict":
+        name = _string(action, "name")
+        run = sim.runs.get(name)
+        if run is None or run.pod_removed or run.pod() is None:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": name},
+                              f'pods "{name}" not found')  # fmt: skip
+        if "gracePeriodSeconds" in action:
+            _int(action, "gracePeriodSeconds", INT64_MAX)
+        result = disruption_rules.evict(run.pod(), list(sim.pdbs.values()), sim.now)
+        if not result.allowed:
+            raise ActionError("eviction_refused",
+                              {"code": result.code, "message": result.message,
+                               "cause": result.cause, "retryAfter": result.retry_after},
+                              result.message)  # fmt: skip
+        checked["_result"] = result
     elif word == "scale":
         kind = action.get("kind", "Deployment")
         name = _string(action, "name")
@@ -177,10 +199,13 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
             raise ActionError("node_already_down", {"node": node}, f"Node {node} is already down.")
         if word == "node-up" and up:
             raise ActionError("node_already_up", {"node": node}, f"Node {node} is already up.")
-    elif word == "apply":
+    elif word in ("apply", "update"):
         objects = apply_objects(action)
         annotate = not getattr(sim, "scripting", False)
-        changes = kubectl_apply.check_apply(sim, objects, annotate=annotate)
+        if word == "update":  # the API server's write of whole objects (webapp/kubeapi)
+            changes = [kubectl_apply.plan_update(sim, obj) for obj in objects]
+        else:
+            changes = kubectl_apply.check_apply(sim, objects, annotate=annotate)
         _check_work(sim, {(c.kind, c.name): c.obj for c in changes
                           if c.obj is not None and c.kind in (*_scalable(sim), "Job")})  # fmt: skip
         checked["_changes"] = changes
@@ -231,6 +256,8 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
     if word in FOCUS_POD_ACTIONS or word == "exec":
         run = action.pop("_run")
         answer = perform_action(run, action)
+        if word == "exec":
+            sim.exec_result = run.exec_result
         sim.sync()
         return answer
     if word == "delete":
@@ -239,6 +266,14 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
         if force and grace is None:
             grace = 0
         sim.delete_pod_named(action["name"], grace, force=force, cause="Deleted by the user")
+    elif word == "evict":  # EvictionREST.Create: the budget's new status, then the delete
+        result = action.pop("_result")
+        if result.pdb_name and result.pdb_status is not None:
+            sim.pdbs[result.pdb_name]["status"] = result.pdb_status
+        if result.condition is not None:  # addConditionAndDeletePod
+            sim.runs[action["name"]].add_pod_condition(result.condition)
+        sim.delete_pod_named(action["name"], action.get("gracePeriodSeconds"),
+                             cause="Evicted through the API")  # fmt: skip
     elif word == "scale":
         obj = _scalable(sim)[action["kind"]][action["name"]]
         spec = dict(obj["spec"], replicas=action["replicas"])
@@ -283,7 +318,7 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
         node_outage.node_down(sim, action["node"])
     elif word == "node-up":
         node_outage.node_up(sim, action["node"])
-    elif word == "apply":
+    elif word in ("apply", "update"):
         kubectl_apply.perform_apply(sim, action.pop("_changes"))
     elif word == "focus":
         sim.focus(action["name"])

@@ -561,12 +561,10 @@ def perform_apply(sim: Any, changes: list[Change]) -> list[str]:
     return lines
 
 
-def update_object(sim: Any, obj: dict) -> Change:
-    """The engine-level write of one desired object as the API server takes it (a PUT:
-    the object as given replaces the stored one; created when there is none): checked,
-    then stored, or ActionError and nothing changed. ``unchanged`` when it equals the live
-    object. (Not recorded in the run's action log: a caller that must replay goes
-    through ``sim.act({"action": "apply", ...})``.)"""
+def plan_update(sim: Any, obj: dict) -> Change:
+    """The API server's write of one whole desired object (a PUT, or what a PATCH or a POST
+    ends in: the object as given replaces the stored one; created when there is none),
+    checked; nothing changes yet. ``unchanged`` when it equals the live object."""
     kind, name = obj["kind"], obj["metadata"]["name"]
     _check_kind(sim, kind, name)
     current = live_object(sim, kind, name)
@@ -575,13 +573,22 @@ def update_object(sim: Any, obj: dict) -> Change:
         if merged == current:
             return Change(kind, name, "unchanged", None)
         check_write(sim, kind, name, current, merged)
-        change = Change(kind, name, "configured", merged)
-    else:
-        check_write(sim, kind, name, None, obj)
-        change = Change(kind, name, "created", copy.deepcopy(obj))
-    write(sim, change)
-    if is_cluster(sim):
-        sim.sync()
+        return Change(kind, name, "configured", merged)
+    check_write(sim, kind, name, None, obj)
+    return Change(kind, name, "created", copy.deepcopy(obj))
+
+
+def update_object(sim: Any, obj: dict) -> Change:
+    """The engine-level write of one desired object as the API server takes it (a PUT:
+    the object as given replaces the stored one; created when there is none): checked,
+    then stored, or ActionError and nothing changed. ``unchanged`` when it equals the live
+    object. (Not recorded in the run's action log: a caller that must replay goes
+    through ``sim.act({"action": "update", ...})``, which does the same.)"""
+    change = plan_update(sim, obj)
+    if change.obj is not None:
+        write(sim, change)
+        if is_cluster(sim):
+            sim.sync()
     return change
 
 
@@ -598,6 +605,7 @@ __all__ = [
     "modified_configuration",
     "perform_apply",
     "plan_object",
+    "plan_update",
     "printed_name",
     "update_object",
     "validate_pod_update",

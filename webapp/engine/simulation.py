@@ -419,11 +419,12 @@ class Simulation:
             return None
         return instances[index].process.log_lines()
 
-    def logs_by_container_id(self) -> dict[str, list]:
+    def logs_by_container_id(self, pod: str | None = None) -> dict[str, list]:
         """Every container instance the runtime still keeps (the current and the previous
-        one of each container): container ID -> its log lines ``[ms, stream, text]``."""
+        one of each container): container ID -> its log lines ``[ms, stream, text]``.
+        `pod`: the Pod's name (this run's only Pod; another name has none)."""
         found: dict[str, list] = {}
-        if self.kubelet is None:
+        if self.kubelet is None or (pod is not None and pod != self.pod_name):
             return found
         for record in self.kubelet.records:
             for instance in record.instances:

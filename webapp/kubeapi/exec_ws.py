@@ -1,0 +1,136 @@
+"""`kubectl exec` over WebSocket: GET pods/<name>/exec with `Upgrade: websocket` and the
+`v5.channel.k8s.io` subprotocol kubectl 1.37 offers (shared/KUBE-API-NOTES.md §7).
+
+The command runs in the container's process model (the engine's `exec` action: its shell
+and files, at the session's instant, recorded in the timeline like the page's actions).
+Every message is a binary frame whose first byte is the channel: 1 stdout, 2 stderr, 3 the
+result as a Status (`AS:pkg/util/proxy/streamtranslator.go`, kubelet `ServeExec`): Success,
+or `NonZeroExitCode` with the exit code as its cause, which kubectl prints as `command
+terminated with exit code N` and exits with. Standard input and terminals (`-i`, `-t`) are
+not served: their channels get nothing (docs/kubectl.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, request
+
+from webapp.engine.actions import EXEC_MAX_BYTES
+from webapp.engine.store import errors as api_errors
+from webapp.engine.store.errors import ApiError
+from webapp.kubeapi.common import bad_request, status_response
+from webapp.kubeapi.objects import bring_to_now, view_of
+from webapp.kubeapi.resources import resource
+
+WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 §1.3
+PROTOCOL = "v5.channel.k8s.io"
+STDOUT, STDERR, ERROR = 1, 2, 3
+MAX_EXEC_ARG_BYTES = EXEC_MAX_BYTES
+
+
+def _frame(payload: bytes, opcode: int = 0x2) -> bytes:
+    """One unmasked server frame (RFC 6455 §5.2), FIN set."""
+    head = bytes([0x80 | opcode])
+    size = len(payload)
+    if size < 126:
+        head += bytes([size])
+    elif size < 1 << 16:
+        head += bytes([126]) + struct.pack("!H", size)
+    else:
+        head += bytes([127]) + struct.pack("!Q", size)
+    return head + payload
+
+
+def _result_status(result: dict) -> dict:
+    """The result of the engine's `exec` (engine/actions.py `_exec`) as the Status on the
+    error channel."""
+    if result["error"]:
+        return {"metadata": {}, "status": "Failure", "message": result["error"],
+                "reason": "InternalError", "code": 500}  # fmt: skip
+    if result["exitCode"] == 0:
+        return {"metadata": {}, "status": "Success"}
+    code = 124 if result["exitCode"] is None else result["exitCode"]
+    return {
+        "metadata": {},
+        "status": "Failure",
+        "message": f"command terminated with non-zero exit code: exit status {code}",
+        "reason": "NonZeroExitCode",
+        "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
+    }
+
+
+def serve(token: str, namespace: str, name: str) -> Any:
+    from webapp.kubeapi import api
+
+    try:
+        session = api._session(token)
+        command = request.args.getlist("command")
+        if not command:
+            raise bad_request("you must specify at least 1 command")
+        if sum(len(a.encode("utf-8", "replace")) + 1 for a in command) > MAX_EXEC_ARG_BYTES:
+            raise api_errors.new_request_entity_too_large(MAX_EXEC_ARG_BYTES)
+        protocols = [
+            p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",")
+        ]
+        if PROTOCOL not in protocols:
+            raise bad_request(f"the {PROTOCOL} subprotocol is required")
+        key = request.headers.get("Sec-WebSocket-Key", "")
+        res = resource("", "v1", "pods")
+        assert res is not None
+        with session.lock:
+            bring_to_now(session)
+            pod = api._find(view_of(session).items(session.sim, "Pod"), res, namespace, name)
+            if pod is None:
+                raise api_errors.new_not_found("pods", "", name)
+            names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+            container = request.args.get("container") or (names[0] if len(names) == 1 else "")
+            if not container:
+                raise bad_request(f"a container name must be specified for pod {name}, choose "
+                                  f"one of: [{' '.join(names)}]")  # fmt: skip
+            action = {"action": "exec", "pod": name, "container": container, "command": command}
+            try:
+                api._act_on_pod(session, action, res, name, "create")
+            except ApiError as error:
+                if error.code == 400 and "not running" in error.message:
+                    raise bad_request(f'container not found ("{container}")') from None
+                raise
+            result = session.sim.exec_result
+    except ApiError as error:
+        return status_response(error)
+    sock = request.environ.get("werkzeug.socket")
+    accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest()).decode()
+    handshake = (
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: {PROTOCOL}\r\n\r\n"
+    )
+    out = [handshake.encode("ascii"), _frame(bytes([STDOUT]))]
+    if result["stdout"]:
+        out.append(_frame(bytes([STDOUT]) + result["stdout"].encode("utf-8", "replace")))
+    if result["stderr"] and not _tty():
+        out.append(_frame(bytes([STDERR]) + result["stderr"].encode("utf-8", "replace")))
+    status = _result_status(result)
+    out.append(_frame(bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode()))
+    out.append(_frame(struct.pack("!H", 1000), opcode=0x8))
+    data = b"".join(out)
+
+    def answered() -> Iterator[bytes]:
+        # The 101 and the frames go on the socket itself; ending the body with
+        # ConnectionError before it yields makes Werkzeug write no response of its own
+        # (serving.py WSGIRequestHandler.run_wsgi: a dropped connection).
+        with contextlib.suppress(OSError):
+            sock.sendall(data)
+        raise ConnectionError("the WebSocket was answered on the socket itself")
+        yield b""  # a generator: Flask hands it to the server unread
+
+    return Response(answered(), status=200, direct_passthrough=True)
+
+
+def _tty() -> bool:
+    return request.args.get("tty", "").lower() in ("1", "true")
