@@ -47,7 +47,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   let pending = false;
   const questions = new Map(); // id -> question as asked
   const results = new Map(); // id -> results after a reveal
-  const answered = new Map(); // id -> my choice
+  const answered = new Map(); // id -> my choice (a why question's: my text)
+  const whyDrafts = new Map(); // id -> what I am writing (kept over re-renders)
 
 
   // ------------------------------------------------------------------ presenter mode
@@ -242,8 +243,32 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     socket.emit("class:handout", { yaml: scenarioText(), at: Number(handoutAt.value || 0) });
   } } });
   const askSeconds = h("input", { type: "number", class: "number", id: "class-ask-seconds", min: "1", max: "600", step: "1", value: "10" });
+  // The kinds of question (issue 21): each computed from the run, like STATUS in N seconds,
+  // or a free-text "why" question whose answers the teacher reads without names.
+  const QUESTION_KINDS = ["status", "event", "restarts", "endpoints", "stage", "gone", "why"];
+  const askKind = h("select", { id: "class-ask-kind", class: "class-ask-kind", on: { change: () => renderAskKind() } },
+    QUESTION_KINDS.map((kind) => h("option", { value: kind, "data-i18n": `class.ask.kind.${kind}` })));
+  const askText = h("input", { id: "class-ask-text", class: "class-ask-text", maxlength: "200", hidden: true,
+    spellcheck: "true", autocomplete: "off" });
+  const askSecondsLabel = h("span", { class: "control-label", "data-i18n": "class.ask.seconds" });
+  const askInLabel = h("label", { for: "class-ask-seconds", class: "control-label", "data-i18n": "class.ask.in" });
+  function renderAskKind() {
+    const kind = askKind.value;
+    const why = kind === "why";
+    askText.hidden = !why;
+    askSeconds.hidden = askSecondsLabel.hidden = askInLabel.hidden = why;
+    askText.placeholder = i18n.t("class.ask.whyPlaceholder");
+    askInLabel.dataset.i18n = kind === "event" || kind === "gone" ? "class.ask.within" : "class.ask.in";
+    setText(askInLabel, i18n.t(askInLabel.dataset.i18n));
+  }
   const askButton = h("button", { type: "button", class: "button button-primary", id: "class-ask", on: { click: () => {
-    socket.emit("class:ask", { question: { kind: "status", seconds: Number(askSeconds.value || 10) } });
+    const kind = askKind.value;
+    if (kind === "why") {
+      const question = askText.value.trim();
+      if (question) socket.emit("class:ask", { question: { kind, text: question } });
+      return;
+    }
+    socket.emit("class:ask", { question: { kind, seconds: Number(askSeconds.value || 10) } });
   } } });
   const exportButton = h("button", { type: "button", class: "button", id: "class-export", on: { click: () => socket.emit("class:export", {}) } });
   const endButton = h("button", { type: "button", class: "button button-danger", id: "class-end", on: { click: () => {
@@ -304,8 +329,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         h("div", { class: "control-row" }, handoutButton,
           h("label", { for: "class-handout-at", class: "control-label", "data-i18n": "class.handoutAt" }), handoutAt),
         h("div", { class: "control-row" },
-          h("label", { for: "class-ask-seconds", class: "control-label", "data-i18n": "class.ask" }), askSeconds,
-          h("span", { class: "control-label", "data-i18n": "class.ask.seconds" }), askButton),
+          h("label", { for: "class-ask-kind", class: "control-label", "data-i18n": "class.ask" }), askKind,
+          askInLabel, askSeconds, askSecondsLabel, askText, askButton),
         chart),
       h("div", { class: "class-roster-wrap" }, h("div", { class: "control-row" }, rosterHeading, showAnswersButton),
         rosterTable, watchOut));
@@ -434,6 +459,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(lockButton, i18n.t(classState?.locked ? "class.unlock" : "class.lock"));
       setText(handoutButton, i18n.t("class.handoutGo"));
       setText(askButton, i18n.t("class.ask.go"));
+      renderAskKind();
       setText(exportButton, i18n.t("class.export"));
       setText(endButton, i18n.t("class.end"));
       setText(teacherMenuSummary, i18n.t("class.menu"));
@@ -493,7 +519,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     fill(rosterBody, students.map((s) => {
       const mode = s.following ? "class.following" : s.own === "handout" ? "class.handout" : "class.fork";
       const answers = showAnswers
-        ? Object.entries(s.answers).map(([id, choice]) => `${questionText(id)}: ${choiceText(id, choice)}`).join(", ")
+        ? Object.entries(s.answers).map(([id, choice]) => `${questionText(id)}: ${choice === null ? "✓" : choiceText(id, choice)}`).join(", ")
         : Object.keys(s.answers).map((id) => `${questionText(id)} ✓`).join(", ");
       const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : "", s.handUp ? "hand-up" : ""], tabindex: "0",
         dataset: { name: s.name }, on: {
@@ -564,6 +590,21 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     }
     const total = roster.students.filter((s) => s.connected).length;
     setText(stripAnswered, i18n.t("class.answered", { n: q.answered, total }));
+    if (q.kind === "why") {
+      // The class's answers without names (sorted by the server); text nodes, never HTML.
+      fill(chart,
+        h("p", { class: "class-chart-question" }, text(q.question)),
+        q.texts.length
+          ? h("ul", { class: "class-why-answers", id: "class-why-answers" }, q.texts.map((answer) => h("li", {}, answer)))
+          : h("p", { class: "hint" }, i18n.t("class.why.none")),
+        h("p", { class: "hint", id: "class-answered" }, i18n.t("class.answered", { n: q.answered, total })),
+        q.revealed ? h("p", { class: "class-revealed" }, i18n.t("class.why.shown"))
+          : h("button", { type: "button", class: "button", id: "class-reveal", on: { click: () => socket.emit("class:reveal", { id: q.id }) } },
+            i18n.t("class.why.close")),
+        chartClose);
+      applyEnded();
+      return;
+    }
     const max = Math.max(1, ...q.counts);
     fill(chart,
       h("p", { class: "class-chart-question" }, text(q.question)),
@@ -597,6 +638,25 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       return;
     }
     questionBox.hidden = false;
+    if (q && q.kind === "why") {
+      const area = h("textarea", { id: "class-why-text", class: "class-why-text", maxlength: "500", rows: "3" });
+      area.value = whyDrafts.get(q.id) ?? "";
+      area.addEventListener("input", () => whyDrafts.set(q.id, area.value));
+      fill(questionBox,
+        h("p", { class: "class-question-text", id: "class-question-text" }, text(q.question)),
+        h("label", { for: "class-why-text", class: "hint" }, i18n.t("class.why.label")),
+        area,
+        h("button", { type: "button", class: "button button-primary", id: "class-why-send", on: { click: () => {
+          const written = area.value.trim();
+          if (!written) return;
+          answered.set(q.id, written);
+          socket.emit("class:answer", { id: q.id, text: written });
+          renderQuestion();
+        } } }, i18n.t("class.why.send")),
+        answered.has(q.id) ? h("p", { class: "hint", id: "class-why-sent" }, i18n.t("class.answer.sent")) : null);
+      applyEnded();
+      return;
+    }
     if (q) {
       fill(questionBox,
         h("p", { class: "class-question-text", id: "class-question-text" }, text(q.question)),
@@ -614,6 +674,13 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     }
     const r = done[done.length - 1];
     const mine = r.mine;
+    if (r.kind === "why") {
+      fill(questionBox,
+        h("p", { class: "class-question-text" }, text(r.question)),
+        h("p", { class: "class-revealed", id: "class-revealed" }, i18n.t("class.why.shown")),
+        mine ? h("p", { class: "hint" }, i18n.t("class.why.yours", { text: mine })) : null);
+      return;
+    }
     fill(questionBox,
       h("p", { class: "class-question-text" }, text(r.question)),
       h("p", { class: "class-revealed", id: "class-revealed" }, i18n.t("class.revealed", { answer: text(r.choices[r.answer]) })),

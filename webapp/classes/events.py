@@ -404,8 +404,11 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
     )
     for row in roster["students"]:
         answers = row["answers"]
+        why = {q for q in qids if cls.questions[q].get("kind") == "why"}
         correct = [
-            "" if q not in answers else str(answers[q] == cls.questions[q].get("answer")).lower()
+            ""
+            if q not in answers or q in why
+            else str(answers[q] == cls.questions[q].get("answer")).lower()
             for q in qids
         ]
         row_of(
@@ -420,7 +423,13 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
                 row["stage"],
                 row["lessonSteps"],
                 " ".join(row["stuck"]),
-                *[_choice_text(cls, q, answers.get(q)) for q in qids],
+                # a free-text answer is read without names: the CSV says only who wrote one
+                *[
+                    ("answered" if q in answers else "")
+                    if q in why
+                    else _choice_text(cls, q, answers.get(q))
+                    for q in qids
+                ],
                 *correct,
             ]
         )

@@ -125,6 +125,9 @@ class Classroom:
     questions: dict[str, dict[str, Any]] = field(default_factory=dict)
     answers: dict[str, dict[str, int]] = field(default_factory=dict)
     revealed: set[str] = field(default_factory=set)
+    # Answers to free-text ("why") questions: id -> {student key: text}; the teacher reads
+    # them without names (questions.tally), the CSV says only who answered.
+    texts: dict[str, dict[str, str]] = field(default_factory=dict)
     handout: dict[str, Any] | None = None
     handouts: int = 0  # hand-outs so far: a student's page drops the questions of before
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -284,6 +287,7 @@ class Classes:
         )
         cls.questions = dict(state.get("questions", {}))
         cls.revealed = set(state.get("revealed", []))
+        cls.texts = {q: dict(t) for q, t in (state.get("texts") or {}).items()}
         cls.handout = state.get("handout")
         runs = (state.get("runs") or {}) if self.span is not None else {}
         if self.span is not None:  # taken back from its record (webapp/records.py)
@@ -715,7 +719,11 @@ class Classes:
                     "status": view["status"],
                     "stage": view["stage"],
                     "lessonSteps": view["lessonSteps"],
-                    "answers": {q: a[key] for q, a in list(cls.answers.items()) if key in a},
+                    "answers": {
+                        **{q: a[key] for q, a in list(cls.answers.items()) if key in a},
+                        # a free-text answer: only that they wrote one (no text by name)
+                        **{q: None for q, t in list(cls.texts.items()) if key in t},
+                    },
                     "lastActivity": round(max(0.0, now_wall - student.last_activity)),
                     "stuck": stuck,
                     "handUp": student.hand_up,
@@ -826,6 +834,7 @@ class Classes:
             "locked": cls.locked,
             "questions": cls.questions,
             "revealed": sorted(cls.revealed),
+            "texts": cls.texts,
             "handout": cls.handout,
         }
         text = json.dumps(state, sort_keys=True, default=str)
