@@ -93,8 +93,26 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   });
   // One small menu in the top bar ("Class ▾"), so that the bar stays one line at 1280 px.
   const entrySummary = h("summary", { class: "button", id: "class-menu" });
-  const startGroup = h("details", { class: "class-entry" }, entrySummary,
-    h("div", { class: "menu class-menu" }, startButton,
+  // A lesson plan to follow (issue 21): the built-ins of /api/plans, or none (the editor's
+  // scenario).
+  const planPick = h("select", { id: "class-plan-pick", class: "class-plan-pick" });
+  const planPickLabel = h("label", { for: "class-plan-pick", class: "topbar-label", "data-i18n": "class.plan.pick" });
+  let plansLoaded = false;
+  async function loadPlans() {
+    if (plansLoaded) return;
+    plansLoaded = true;
+    try {
+      const list = await (await fetch("/api/plans")).json();
+      fill(planPick, h("option", { value: "", "data-i18n": "class.plan.none" }),
+        list.map((p) => h("option", { value: p.name, dataset: { title: JSON.stringify(p.title) } },
+          i18n.t("class.plan.option", { title: text(p.title), minutes: p.minutes }))));
+      i18n.translateTree(planPick);
+    } catch {
+      plansLoaded = false;
+    }
+  }
+  const startGroup = h("details", { class: "class-entry", on: { toggle: () => loadPlans() } }, entrySummary,
+    h("div", { class: "menu class-menu" }, h("div", { class: "class-join-row" }, planPickLabel, planPick), startButton,
       h("div", { class: "class-join-row" }, codeLabel, codeInput, codeGo)));
   if (code) topbar.insertBefore(h("div", { class: "topbar-group" }, presentToggle), connection);
   else document.querySelector(".topbar .download")?.after(startGroup);
@@ -102,6 +120,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   function renderEntry() {
     setText(entrySummary, i18n.t("class.menu"));
     setText(startButton, i18n.t("class.start"));
+    i18n.translateTree(planPickLabel.parentNode);
     setText(codeLabel, i18n.t("class.joinCode"));
     setText(codeGo, i18n.t("class.joinCode.go"));
     codeInput.placeholder = "ABC234";
@@ -113,7 +132,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       const response = await fetch("/api/classes", {
         method: "POST",
         headers: { "Content-Type": "application/json", "Accept-Language": i18n.lang() },
-        body: JSON.stringify({ yaml: scenarioText(), lang: i18n.lang() }),
+        body: JSON.stringify(planPick.value ? { plan: planPick.value, lang: i18n.lang() } : { yaml: scenarioText(), lang: i18n.lang() }),
       });
       const answer = await response.json();
       if (response.status !== 201) throw new Error(answer.message || String(response.status));
@@ -297,6 +316,48 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     body.dataset.chartOpen = "false";
   } } });
   const watchOut = h("div", { class: "class-watch", id: "class-watch", hidden: true });
+  // The lesson plan's bar (issue 21): the current step, the exploration timer and, for the
+  // teacher, "Next step". In the class strip, so that presenter mode shows it on one line.
+  const planStep = h("span", { class: "class-plan-step", id: "class-plan-step" });
+  const planTimer = h("span", { class: "class-plan-timer", id: "class-plan-timer", role: "timer", hidden: true });
+  const planNext = h("button", { type: "button", class: "button button-primary", id: "class-next", on: { click: () => socket.emit("class:next", {}) } });
+  const planBar = h("div", { class: "class-plan", id: "class-plan", hidden: true }, planStep, planTimer,
+    role === "teacher" ? planNext : null);
+  let timerEnds = null;
+  setInterval(renderTimer, 1000);
+  function renderTimer() {
+    if (timerEnds === null) {
+      planTimer.hidden = true;
+      return;
+    }
+    const left = Math.max(0, Math.round((timerEnds - Date.now()) / 1000));
+    planTimer.hidden = false;
+    setText(planTimer, i18n.t("class.plan.timer", { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` }));
+  }
+  function stepText(step) {
+    if (!step) return "";
+    if (step.say) return text(step.say);
+    const q = step.question;
+    return i18n.t(`class.plan.step.${step.kind}`, { scenario: step.scenario ?? "", to: step.to ?? "", minutes: step.minutes ?? "",
+      question: q ? (q.kind === "why" ? text(q.text) : i18n.t(`class.ask.kind.${q.kind}`)) : "" });
+  }
+  function renderPlan() {
+    const plan = classState?.plan;
+    planBar.hidden = !plan;
+    if (!plan) {
+      timerEnds = null;
+      renderTimer();
+      return;
+    }
+    const head = i18n.t("class.plan.at", { title: text(plan.title), n: plan.step + 1, total: plan.total });
+    const upcoming = role === "teacher" && plan.steps && plan.step + 1 < plan.total ? plan.steps[plan.step + 1] : null;
+    setText(planStep, plan.current ? `${head}: ${stepText(plan.current)}` : i18n.t("class.plan.ready", { title: text(plan.title) }));
+    planStep.title = upcoming ? i18n.t("class.plan.upcoming", { step: stepText(upcoming) }) : "";
+    setText(planNext, i18n.t(plan.step + 1 >= plan.total ? "class.plan.done" : "class.plan.next"));
+    planNext.disabled = plan.step + 1 >= plan.total;
+    timerEnds = plan.timer ? Date.now() + plan.timer.remaining * 1000 : null;
+    renderTimer();
+  }
 
   // Student
   const nameInput = h("input", { id: "class-name", class: "class-name-input", maxlength: "40", autocomplete: "nickname" });
@@ -320,7 +381,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   if (role === "teacher") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, h("div", { class: "class-strip" }, codeBig, stripAnswered, chartOpen),
+      h("div", { class: "class-identity" }, heading, h("div", { class: "class-strip" }, codeBig, stripAnswered, chartOpen, planBar),
         h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note,
         pinForm),
       qr, access,
@@ -336,7 +397,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         rosterTable, watchOut));
   } else if (role === "student") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, you, followState, message, note),
+      h("div", { class: "class-identity" }, heading, you, followState, planBar, message, note),
       nameForm,
       h("div", { class: "control-row class-student-tools" }, tryButton, followButton, handButton),
       questionBox);
@@ -491,6 +552,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       followButton.hidden = !classState || classState.following;
       renderQuestion();
     }
+    renderPlan();
     i18n.translateTree(panel);
     applyEnded();
   }

@@ -138,6 +138,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "An answer has 1 to {limit} characters, and no control characters.",
         "zh": "回答需要 1 到 {limit} 个字符，且不能包含控制字符。",
     },
+    "class_unknown_plan": {
+        "en": 'There is no lesson plan "{name}".',
+        "zh": "没有名为“{name}”的课程计划。",
+    },
+    "class_no_plan": {
+        "en": "This class follows no lesson plan: choose one first.",
+        "zh": "这个课堂没有使用课程计划：请先选择一个。",
+    },
+    "class_plan_done": {
+        "en": "The lesson plan is done: all its {steps} steps are behind you.",
+        "zh": "课程计划已完成：{steps} 个步骤都已经做完。",
+    },
     "class_invalid": {
         "en": "The class cannot start: {problem}.",
         "zh": "无法开始课堂：{problem}。",
