@@ -97,18 +97,18 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   // scenario).
   const planPick = h("select", { id: "class-plan-pick", class: "class-plan-pick" });
   const planPickLabel = h("label", { for: "class-plan-pick", class: "topbar-label", "data-i18n": "class.plan.pick" });
-  let plansLoaded = false;
-  async function loadPlans() {
-    if (plansLoaded) return;
-    plansLoaded = true;
+  const plansLoaded = new Set();
+  async function loadPlans(select = planPick, none = "class.plan.none") {
+    if (plansLoaded.has(select)) return;
+    plansLoaded.add(select);
     try {
       const list = await (await fetch("/api/plans")).json();
-      fill(planPick, h("option", { value: "", "data-i18n": "class.plan.none" }),
-        list.map((p) => h("option", { value: p.name, dataset: { title: JSON.stringify(p.title) } },
-          i18n.t("class.plan.option", { title: text(p.title), minutes: p.minutes }))));
-      i18n.translateTree(planPick);
+      fill(select, h("option", { value: "", "data-i18n": none }),
+        list.map((p) => h("option", { value: p.name }, i18n.t("class.plan.option", { title: text(p.title), minutes: p.minutes }))));
+      i18n.translateTree(select);
+      if (classState?.plan) select.value = classState.plan.name;
     } catch {
-      plansLoaded = false;
+      plansLoaded.delete(select);
     }
   }
   const startGroup = h("details", { class: "class-entry", on: { toggle: () => loadPlans() } }, entrySummary,
@@ -223,8 +223,16 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     showAccess();
   } } });
   const teacherMenuSummary = h("summary", { class: "button", id: "class-menu" });
-  const teacherMenu = h("details", { class: "class-entry" }, teacherMenuSummary,
-    h("div", { class: "menu class-menu" }, accessMenuButton));
+  // ... and the lesson plan the class follows (class:plan): from its first step, or none.
+  const planChoose = h("select", { id: "class-plan-choose", class: "class-plan-pick" });
+  const planChooseGo = h("button", { type: "button", class: "button", id: "class-plan-set", "data-i18n": "class.plan.set", on: { click: () => {
+    teacherMenu.open = false;
+    socket.emit("class:plan", { plan: planChoose.value || null });
+  } } });
+  const teacherMenu = h("details", { class: "class-entry", on: { toggle: () => loadPlans(planChoose, "class.plan.noneNow") } }, teacherMenuSummary,
+    h("div", { class: "menu class-menu" }, accessMenuButton,
+      h("div", { class: "class-join-row" }, h("label", { for: "class-plan-choose", class: "topbar-label", "data-i18n": "class.plan.pick" }),
+        planChoose, planChooseGo)));
   if (code && role === "teacher") {
     topbar.insertBefore(h("div", { class: "topbar-group" }, teacherMenu), connection);
     registerMenu(teacherMenu);
@@ -349,10 +357,10 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       renderTimer();
       return;
     }
-    const head = i18n.t("class.plan.at", { title: text(plan.title), n: plan.step + 1, total: plan.total });
+    const head = i18n.t("class.plan.at", { n: plan.step + 1, total: plan.total });
     const upcoming = role === "teacher" && plan.steps && plan.step + 1 < plan.total ? plan.steps[plan.step + 1] : null;
     setText(planStep, plan.current ? `${head}: ${stepText(plan.current)}` : i18n.t("class.plan.ready", { title: text(plan.title) }));
-    planStep.title = upcoming ? i18n.t("class.plan.upcoming", { step: stepText(upcoming) }) : "";
+    planStep.title = [text(plan.title), upcoming ? i18n.t("class.plan.upcoming", { step: stepText(upcoming) }) : ""].filter(Boolean).join("\n");
     setText(planNext, i18n.t(plan.step + 1 >= plan.total ? "class.plan.done" : "class.plan.next"));
     planNext.disabled = plan.step + 1 >= plan.total;
     timerEnds = plan.timer ? Date.now() + plan.timer.remaining * 1000 : null;
@@ -525,6 +533,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(endButton, i18n.t("class.end"));
       setText(teacherMenuSummary, i18n.t("class.menu"));
       setText(accessMenuButton, i18n.t("class.access.menu"));
+      i18n.translateTree(teacherMenu);
       setText(accessCopy, i18n.t("class.access.copy"));
       setText(accessClose, i18n.t("class.watch.close"));
       setText(accessNoLink, i18n.t("class.access.nolink"));

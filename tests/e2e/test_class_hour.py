@@ -106,7 +106,7 @@ def test_a_class_hour_with_a_plan(browser: Browser, base_url: str, artifacts: Pa
         for index, step in enumerate(plan["steps"]):
             projector.click("#class-next")
             expect(projector.locator("#class-plan-step")).to_contain_text(
-                f"step {index + 1} of {total}"
+                f"Step {index + 1} of {total}: "
             )
             expect(mei.locator("#class-plan-step")).to_contain_text(f"第 {index + 1} 步")
             kind = step["kind"]
@@ -179,6 +179,18 @@ def test_a_class_hour_with_a_plan(browser: Browser, base_url: str, artifacts: Pa
 
         # -- stuck means stuck: a crash-looping student, flagged within 2 minutes ----------
         projector.click("#present-toggle")
+        # Another plan from the Class menu: it starts from its first step.
+        projector.click("#class-menu")
+        expect(
+            projector.locator("#class-plan-choose option[value='troubleshooting']")
+        ).to_have_count(1)
+        projector.select_option("#class-plan-choose", "troubleshooting")
+        projector.click("#class-plan-set")
+        expect(projector.locator("#class-plan-step")).to_have_text(
+            "Troubleshooting the usual Pod failures: press Next step to begin"
+        )
+        expect(mei.locator("#class-plan-step")).to_have_text("常见 Pod 故障排查：按“下一步”开始")
+        expect(projector.locator("#class-next")).to_be_enabled()
         projector.select_option("#scenario-picker", "crash-loop-backoff")
         expect(bob.locator("body")).to_have_attribute("data-now", "0")
         bob.click("#class-try")
