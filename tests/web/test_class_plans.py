@@ -115,6 +115,17 @@ def test_play_to_t_pauses_the_class_run_there(tmp_path: Path) -> None:
     assert not session.clock.playing and session.sim.now == 20 and session.pause_at is None
     ticks = of(received(student), "tick")
     assert ticks and ticks[-1]["now"] == 20 and ticks[-1]["clock"]["playing"] is False
+    # A seek past t (the teacher's own) leaves the stop behind: playing on plays on.
+    next_step(teacher)  # ask: which event comes next
+    session.pause_at = 25.0  # as a play to 25 would
+    teacher.emit("clock", {"op": "seek", "value": 30})
+    teacher.emit("clock", {"op": "play"})
+    received(teacher)
+    for second in range(1, 5):
+        scheduler.tick(6000.0 + second)
+    assert session.clock.playing and session.sim.now > 30 and session.pause_at is None
+    teacher.emit("clock", {"op": "pause"})
+    received(teacher)
     # A run already past t goes back to it.
     teacher.emit("clock", {"op": "seek", "value": 30})
     received(teacher)

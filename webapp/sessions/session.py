@@ -324,7 +324,9 @@ class Session:
         if target is None:
             return True
         pause_at = self.pause_at
-        if pause_at is not None and pause_at >= self.sim.now:
+        if pause_at is not None and pause_at < self.sim.now:  # passed by (a seek beyond it)
+            self.pause_at = pause_at = None
+        if pause_at is not None:
             target = min(target, pause_at)
         if not self.run_until(target, slice_stop(self.sim) if stop is None else stop):
             self.clock.reanchor()
