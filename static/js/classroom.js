@@ -47,7 +47,8 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   let pending = false;
   const questions = new Map(); // id -> question as asked
   const results = new Map(); // id -> results after a reveal
-  const answered = new Map(); // id -> my choice
+  const answered = new Map(); // id -> my choice (a why question's: my text)
+  const whyDrafts = new Map(); // id -> what I am writing (kept over re-renders)
 
 
   // ------------------------------------------------------------------ presenter mode
@@ -92,8 +93,26 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   });
   // One small menu in the top bar ("Class ▾"), so that the bar stays one line at 1280 px.
   const entrySummary = h("summary", { class: "button", id: "class-menu" });
-  const startGroup = h("details", { class: "class-entry" }, entrySummary,
-    h("div", { class: "menu class-menu" }, startButton,
+  // A lesson plan to follow (issue 21): the built-ins of /api/plans, or none (the editor's
+  // scenario).
+  const planPick = h("select", { id: "class-plan-pick", class: "class-plan-pick" });
+  const planPickLabel = h("label", { for: "class-plan-pick", class: "topbar-label", "data-i18n": "class.plan.pick" });
+  const plansLoaded = new Set();
+  async function loadPlans(select = planPick, none = "class.plan.none") {
+    if (plansLoaded.has(select)) return;
+    plansLoaded.add(select);
+    try {
+      const list = await (await fetch("/api/plans")).json();
+      fill(select, h("option", { value: "", "data-i18n": none }),
+        list.map((p) => h("option", { value: p.name }, i18n.t("class.plan.option", { title: text(p.title), minutes: p.minutes }))));
+      i18n.translateTree(select);
+      if (classState?.plan) select.value = classState.plan.name;
+    } catch {
+      plansLoaded.delete(select);
+    }
+  }
+  const startGroup = h("details", { class: "class-entry", on: { toggle: () => loadPlans() } }, entrySummary,
+    h("div", { class: "menu class-menu" }, h("div", { class: "class-join-row" }, planPickLabel, planPick), startButton,
       h("div", { class: "class-join-row" }, codeLabel, codeInput, codeGo)));
   if (code) topbar.insertBefore(h("div", { class: "topbar-group" }, presentToggle), connection);
   else document.querySelector(".topbar .download")?.after(startGroup);
@@ -101,6 +120,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   function renderEntry() {
     setText(entrySummary, i18n.t("class.menu"));
     setText(startButton, i18n.t("class.start"));
+    i18n.translateTree(planPickLabel.parentNode);
     setText(codeLabel, i18n.t("class.joinCode"));
     setText(codeGo, i18n.t("class.joinCode.go"));
     codeInput.placeholder = "ABC234";
@@ -112,7 +132,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       const response = await fetch("/api/classes", {
         method: "POST",
         headers: { "Content-Type": "application/json", "Accept-Language": i18n.lang() },
-        body: JSON.stringify({ yaml: scenarioText(), lang: i18n.lang() }),
+        body: JSON.stringify(planPick.value ? { plan: planPick.value, lang: i18n.lang() } : { yaml: scenarioText(), lang: i18n.lang() }),
       });
       const answer = await response.json();
       if (response.status !== 201) throw new Error(answer.message || String(response.status));
@@ -203,8 +223,16 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     showAccess();
   } } });
   const teacherMenuSummary = h("summary", { class: "button", id: "class-menu" });
-  const teacherMenu = h("details", { class: "class-entry" }, teacherMenuSummary,
-    h("div", { class: "menu class-menu" }, accessMenuButton));
+  // ... and the lesson plan the class follows (class:plan): from its first step, or none.
+  const planChoose = h("select", { id: "class-plan-choose", class: "class-plan-pick" });
+  const planChooseGo = h("button", { type: "button", class: "button", id: "class-plan-set", "data-i18n": "class.plan.set", on: { click: () => {
+    teacherMenu.open = false;
+    socket.emit("class:plan", { plan: planChoose.value || null });
+  } } });
+  const teacherMenu = h("details", { class: "class-entry", on: { toggle: () => loadPlans(planChoose, "class.plan.noneNow") } }, teacherMenuSummary,
+    h("div", { class: "menu class-menu" }, accessMenuButton,
+      h("div", { class: "class-join-row" }, h("label", { for: "class-plan-choose", class: "topbar-label", "data-i18n": "class.plan.pick" }),
+        planChoose, planChooseGo)));
   if (code && role === "teacher") {
     topbar.insertBefore(h("div", { class: "topbar-group" }, teacherMenu), connection);
     registerMenu(teacherMenu);
@@ -242,8 +270,32 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     socket.emit("class:handout", { yaml: scenarioText(), at: Number(handoutAt.value || 0) });
   } } });
   const askSeconds = h("input", { type: "number", class: "number", id: "class-ask-seconds", min: "1", max: "600", step: "1", value: "10" });
+  // The kinds of question (issue 21): each computed from the run, like STATUS in N seconds,
+  // or a free-text "why" question whose answers the teacher reads without names.
+  const QUESTION_KINDS = ["status", "event", "restarts", "endpoints", "stage", "gone", "why"];
+  const askKind = h("select", { id: "class-ask-kind", class: "class-ask-kind", on: { change: () => renderAskKind() } },
+    QUESTION_KINDS.map((kind) => h("option", { value: kind, "data-i18n": `class.ask.kind.${kind}` })));
+  const askText = h("input", { id: "class-ask-text", class: "class-ask-text", maxlength: "200", hidden: true,
+    spellcheck: "true", autocomplete: "off" });
+  const askSecondsLabel = h("span", { class: "control-label", "data-i18n": "class.ask.seconds" });
+  const askInLabel = h("label", { for: "class-ask-seconds", class: "control-label", "data-i18n": "class.ask.in" });
+  function renderAskKind() {
+    const kind = askKind.value;
+    const why = kind === "why";
+    askText.hidden = !why;
+    askSeconds.hidden = askSecondsLabel.hidden = askInLabel.hidden = why;
+    askText.placeholder = i18n.t("class.ask.whyPlaceholder");
+    askInLabel.dataset.i18n = kind === "event" || kind === "gone" ? "class.ask.within" : "class.ask.in";
+    setText(askInLabel, i18n.t(askInLabel.dataset.i18n));
+  }
   const askButton = h("button", { type: "button", class: "button button-primary", id: "class-ask", on: { click: () => {
-    socket.emit("class:ask", { question: { kind: "status", seconds: Number(askSeconds.value || 10) } });
+    const kind = askKind.value;
+    if (kind === "why") {
+      const question = askText.value.trim();
+      if (question) socket.emit("class:ask", { question: { kind, text: question } });
+      return;
+    }
+    socket.emit("class:ask", { question: { kind, seconds: Number(askSeconds.value || 10) } });
   } } });
   const exportButton = h("button", { type: "button", class: "button", id: "class-export", on: { click: () => socket.emit("class:export", {}) } });
   const endButton = h("button", { type: "button", class: "button button-danger", id: "class-end", on: { click: () => {
@@ -272,6 +324,48 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     body.dataset.chartOpen = "false";
   } } });
   const watchOut = h("div", { class: "class-watch", id: "class-watch", hidden: true });
+  // The lesson plan's bar (issue 21): the current step, the exploration timer and, for the
+  // teacher, "Next step". In the class strip, so that presenter mode shows it on one line.
+  const planStep = h("span", { class: "class-plan-step", id: "class-plan-step" });
+  const planTimer = h("span", { class: "class-plan-timer", id: "class-plan-timer", role: "timer", hidden: true });
+  const planNext = h("button", { type: "button", class: "button button-primary", id: "class-next", on: { click: () => socket.emit("class:next", {}) } });
+  const planBar = h("div", { class: "class-plan", id: "class-plan", hidden: true }, planStep, planTimer,
+    role === "teacher" ? planNext : null);
+  let timerEnds = null;
+  setInterval(renderTimer, 1000);
+  function renderTimer() {
+    if (timerEnds === null) {
+      planTimer.hidden = true;
+      return;
+    }
+    const left = Math.max(0, Math.round((timerEnds - Date.now()) / 1000));
+    planTimer.hidden = false;
+    setText(planTimer, i18n.t("class.plan.timer", { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` }));
+  }
+  function stepText(step) {
+    if (!step) return "";
+    if (step.say) return text(step.say);
+    const q = step.question;
+    return i18n.t(`class.plan.step.${step.kind}`, { scenario: step.scenario ?? "", to: step.to ?? "", minutes: step.minutes ?? "",
+      question: q ? (q.kind === "why" ? text(q.text) : i18n.t(`class.ask.kind.${q.kind}`)) : "" });
+  }
+  function renderPlan() {
+    const plan = classState?.plan;
+    planBar.hidden = !plan;
+    if (!plan) {
+      timerEnds = null;
+      renderTimer();
+      return;
+    }
+    const head = i18n.t("class.plan.at", { n: plan.step + 1, total: plan.total });
+    const upcoming = role === "teacher" && plan.steps && plan.step + 1 < plan.total ? plan.steps[plan.step + 1] : null;
+    setText(planStep, plan.current ? `${head}: ${stepText(plan.current)}` : i18n.t("class.plan.ready", { title: text(plan.title) }));
+    planStep.title = [text(plan.title), upcoming ? i18n.t("class.plan.upcoming", { step: stepText(upcoming) }) : ""].filter(Boolean).join("\n");
+    setText(planNext, i18n.t(plan.step + 1 >= plan.total ? "class.plan.done" : "class.plan.next"));
+    planNext.disabled = plan.step + 1 >= plan.total;
+    timerEnds = plan.timer ? Date.now() + plan.timer.remaining * 1000 : null;
+    renderTimer();
+  }
 
   // Student
   const nameInput = h("input", { id: "class-name", class: "class-name-input", maxlength: "40", autocomplete: "nickname" });
@@ -295,7 +389,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
 
   if (role === "teacher") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, h("div", { class: "class-strip" }, codeBig, stripAnswered, chartOpen),
+      h("div", { class: "class-identity" }, heading, h("div", { class: "class-strip" }, codeBig, stripAnswered, chartOpen, planBar),
         h("p", { class: "class-join" }, h("span", { class: "class-join-label", "data-i18n": "class.joinAt" }), " ", joinUrl), message, note,
         pinForm),
       qr, access,
@@ -304,14 +398,14 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
         h("div", { class: "control-row" }, handoutButton,
           h("label", { for: "class-handout-at", class: "control-label", "data-i18n": "class.handoutAt" }), handoutAt),
         h("div", { class: "control-row" },
-          h("label", { for: "class-ask-seconds", class: "control-label", "data-i18n": "class.ask" }), askSeconds,
-          h("span", { class: "control-label", "data-i18n": "class.ask.seconds" }), askButton),
+          h("label", { for: "class-ask-kind", class: "control-label", "data-i18n": "class.ask" }), askKind,
+          askInLabel, askSeconds, askSecondsLabel, askText, askButton),
         chart),
       h("div", { class: "class-roster-wrap" }, h("div", { class: "control-row" }, rosterHeading, showAnswersButton),
         rosterTable, watchOut));
   } else if (role === "student") {
     fill(panel,
-      h("div", { class: "class-identity" }, heading, you, followState, message, note),
+      h("div", { class: "class-identity" }, heading, you, followState, planBar, message, note),
       nameForm,
       h("div", { class: "control-row class-student-tools" }, tryButton, followButton, handButton),
       questionBox);
@@ -434,10 +528,12 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       setText(lockButton, i18n.t(classState?.locked ? "class.unlock" : "class.lock"));
       setText(handoutButton, i18n.t("class.handoutGo"));
       setText(askButton, i18n.t("class.ask.go"));
+      renderAskKind();
       setText(exportButton, i18n.t("class.export"));
       setText(endButton, i18n.t("class.end"));
       setText(teacherMenuSummary, i18n.t("class.menu"));
       setText(accessMenuButton, i18n.t("class.access.menu"));
+      i18n.translateTree(teacherMenu);
       setText(accessCopy, i18n.t("class.access.copy"));
       setText(accessClose, i18n.t("class.watch.close"));
       setText(accessNoLink, i18n.t("class.access.nolink"));
@@ -465,6 +561,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       followButton.hidden = !classState || classState.following;
       renderQuestion();
     }
+    renderPlan();
     i18n.translateTree(panel);
     applyEnded();
   }
@@ -493,7 +590,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     fill(rosterBody, students.map((s) => {
       const mode = s.following ? "class.following" : s.own === "handout" ? "class.handout" : "class.fork";
       const answers = showAnswers
-        ? Object.entries(s.answers).map(([id, choice]) => `${questionText(id)}: ${choiceText(id, choice)}`).join(", ")
+        ? Object.entries(s.answers).map(([id, choice]) => `${questionText(id)}: ${choice === null ? "✓" : choiceText(id, choice)}`).join(", ")
         : Object.keys(s.answers).map((id) => `${questionText(id)} ✓`).join(", ");
       const row = h("tr", { class: ["class-row", s.connected ? "" : "offline", s.stuck.length ? "stuck" : "", s.handUp ? "hand-up" : ""], tabindex: "0",
         dataset: { name: s.name }, on: {
@@ -564,6 +661,21 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     }
     const total = roster.students.filter((s) => s.connected).length;
     setText(stripAnswered, i18n.t("class.answered", { n: q.answered, total }));
+    if (q.kind === "why") {
+      // The class's answers without names (sorted by the server); text nodes, never HTML.
+      fill(chart,
+        h("p", { class: "class-chart-question" }, text(q.question)),
+        q.texts.length
+          ? h("ul", { class: "class-why-answers", id: "class-why-answers" }, q.texts.map((answer) => h("li", {}, answer)))
+          : h("p", { class: "hint" }, i18n.t("class.why.none")),
+        h("p", { class: "hint", id: "class-answered" }, i18n.t("class.answered", { n: q.answered, total })),
+        q.revealed ? h("p", { class: "class-revealed" }, i18n.t("class.why.shown"))
+          : h("button", { type: "button", class: "button", id: "class-reveal", on: { click: () => socket.emit("class:reveal", { id: q.id }) } },
+            i18n.t("class.why.close")),
+        chartClose);
+      applyEnded();
+      return;
+    }
     const max = Math.max(1, ...q.counts);
     fill(chart,
       h("p", { class: "class-chart-question" }, text(q.question)),
@@ -597,6 +709,25 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       return;
     }
     questionBox.hidden = false;
+    if (q && q.kind === "why") {
+      const area = h("textarea", { id: "class-why-text", class: "class-why-text", maxlength: "500", rows: "3" });
+      area.value = whyDrafts.get(q.id) ?? "";
+      area.addEventListener("input", () => whyDrafts.set(q.id, area.value));
+      fill(questionBox,
+        h("p", { class: "class-question-text", id: "class-question-text" }, text(q.question)),
+        h("label", { for: "class-why-text", class: "hint" }, i18n.t("class.why.label")),
+        area,
+        h("button", { type: "button", class: "button button-primary", id: "class-why-send", on: { click: () => {
+          const written = area.value.trim();
+          if (!written) return;
+          answered.set(q.id, written);
+          socket.emit("class:answer", { id: q.id, text: written });
+          renderQuestion();
+        } } }, i18n.t("class.why.send")),
+        answered.has(q.id) ? h("p", { class: "hint", id: "class-why-sent" }, i18n.t("class.answer.sent")) : null);
+      applyEnded();
+      return;
+    }
     if (q) {
       fill(questionBox,
         h("p", { class: "class-question-text", id: "class-question-text" }, text(q.question)),
@@ -614,6 +745,13 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     }
     const r = done[done.length - 1];
     const mine = r.mine;
+    if (r.kind === "why") {
+      fill(questionBox,
+        h("p", { class: "class-question-text" }, text(r.question)),
+        h("p", { class: "class-revealed", id: "class-revealed" }, i18n.t("class.why.shown")),
+        mine ? h("p", { class: "hint" }, i18n.t("class.why.yours", { text: mine })) : null);
+      return;
+    }
     fill(questionBox,
       h("p", { class: "class-question-text" }, text(r.question)),
       h("p", { class: "class-revealed", id: "class-revealed" }, i18n.t("class.revealed", { answer: text(r.choices[r.answer]) })),

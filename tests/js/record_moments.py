@@ -188,6 +188,8 @@ def record(text: str, actions: list[tuple[float, dict[str, Any]]], until: float)
 def sources() -> dict[str, tuple[str, list, float]]:
     found: dict[str, tuple[str, list, float]] = {}
     for path in sorted(ROOT.glob("scenarios/**/*.yaml")):
+        if path.parent == ROOT / "scenarios" / "plans":  # lesson plans, not scenarios
+            continue
         text = path.read_text(encoding="utf-8")
         name = str(path.relative_to(ROOT / "scenarios").with_suffix("")).replace("/", "--")
         found[name] = (text, [], LONGEST)

@@ -6,6 +6,9 @@ webapp/classes/room.py       classes in memory, the gate every Socket.IO event p
 webapp/classes/events.py     the class:* Socket.IO events
 webapp/classes/handout.py    class:handout
 webapp/classes/asking.py     prediction questions in class (class:ask/reveal/answer)
+webapp/classes/kinds.py      the kinds of question computed from the engine
+webapp/classes/plans.py      lesson plans (scenarios/plans/*.yaml), validated with located errors
+webapp/classes/teaching.py   a class following a plan (class:plan, class:next, the timer)
 webapp/classes/routes.py     POST /api/classes, /c/<code>, /c/<code>/teach, /c/<code>/qr.svg
 webapp/classes/span.py       a class whose tabs sit on several workers (Redis)
 
@@ -69,6 +72,12 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     pins = float(config["CLASS_PIN_TRIES_PER_MINUTE"])
     classes.pin_tries_per_client = shared_limiter(config, "class-pins", pins / 60.0, pins)
     classes.pin_tries_per_class = shared_limiter(config, "class-pins-class", pins / 60.0, pins)
+    from webapp.classes.plans import PlanCatalog
+    from webapp.paths import resource_dir
+
+    classes.plans = PlanCatalog(
+        resource_dir("scenarios") / "plans", app.extensions["playground.catalog"]
+    )
     rt.gates.append(classes.gate)
     rt.leaving.append(classes.leave)
     rt.refusals.append(classes.refused)

@@ -22,6 +22,7 @@ replay in the request, the tabs see `seeking` progress like any far seek.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,10 +73,21 @@ def capture(session: Any, until: float) -> Look:
         return Look(type(sim), sim.scenario, session.seed, actions, until, checkpoint)
 
 
-def run(look: Look, events: int | None = None, cpu_seconds: float | None = None) -> Any:
+def run(
+    look: Look,
+    events: int | None = None,
+    cpu_seconds: float | None = None,
+    *,
+    visit: Callable[[Any, float], bool] | None = None,
+    start: float = 0.0,
+    every: float = 0.5,
+) -> Any:
     """The run of `look` at `look.until`, exactly as a replay from 0 would leave it; refused
     (`question_too_costly`) when it needs more than the budget (ASK_EVENTS, ASK_CPU_SECONDS
-    by default)."""
+    by default). With `visit`, the run is also shown to `visit(sim, t)` at `start`, then
+    every `every` virtual seconds up to `until` (the timeline's actions applied on the way,
+    as playing would); the run stops where `visit` returns True (the questions that ask
+    when something happens: asking.py)."""
     events = ASK_EVENTS if events is None else events
     cpu_seconds = ASK_CPU_SECONDS if cpu_seconds is None else cpu_seconds
     stop = slice_stop(None, cpu_seconds=cpu_seconds, events=events)
@@ -97,7 +109,7 @@ def run(look: Look, events: int | None = None, cpu_seconds: float | None = None)
         elif not advance_to(t, stop):
             raise Refusal("question_too_costly", seconds=f"{look.until:g}", events=events)
 
-    for action in rest:
+    def act(action: dict[str, Any]) -> None:
         reach(action["at"])
         try:
             sim.act({k: v for k, v in action.items() if k != "at"})
@@ -106,6 +118,21 @@ def run(look: Look, events: int | None = None, cpu_seconds: float | None = None)
                 raise
             # Refused now (a kept future from a link stored before links were checked):
             # playing on drops it (Session.run_until), so the look ahead does too.
+
+    pending = list(rest)
+    if visit is not None:
+        t = max(start, sim.now)
+        while True:
+            while pending and pending[0]["at"] <= t:
+                act(pending.pop(0))
+            reach(t)
+            if visit(sim, t):
+                return sim
+            if t >= look.until:
+                break
+            t = min(round(t + every, 6), look.until)
+    for action in pending:
+        act(action)
     reach(look.until)
     return sim
 

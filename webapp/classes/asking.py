@@ -29,6 +29,9 @@ from webapp.sessions import payloads as check
 
 MAX_SECONDS = 600.0
 MAX_QUESTIONS = 100
+KINDS = ("status", "event", "restarts", "endpoints", "stage", "gone", "why")
+WHY_QUESTION_LIMIT = 200  # characters of a free-text question
+WHY_ANSWER_LIMIT = 500  # ... and of each answer to it
 GONE = {"en": "(the Pod is gone)", "zh": "（Pod 已不存在）"}
 # STATUS values a learner meets most; the distractors come from here.
 USUAL_STATUSES = (
@@ -102,15 +105,33 @@ def ask(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str, Any])
     if "id" in spec:
         ask_scenario_question(classes, rt, cls, spec)
         return
+    from webapp.classes import kinds
+
+    kind = spec.get("kind", "status")
+    if kind == "why":
+        ask_why(classes, cls, spec)
+        return
     check.only_fields(spec, ["kind", "seconds"])
-    if spec.get("kind", "status") != "status":
-        raise PayloadProblem("bad_question")
-    seconds = check.number(spec, "seconds")
+    if kind != "status" and kind not in kinds.BUILDERS:
+        raise PayloadProblem("bad_question_kind", kinds=", ".join(KINDS))
+    seconds = (
+        check.number(spec, "seconds")
+        if "seconds" in spec or kind == "status"
+        else kinds.DEFAULT_SECONDS.get(kind, 10.0)
+    )
     if not 1 <= seconds <= MAX_SECONDS:
         raise PayloadProblem("bad_question")
     if len(cls.questions) >= MAX_QUESTIONS:
-        raise Refusal("class_unknown_question", id="")
+        raise Refusal("class_too_many_questions", limit=MAX_QUESTIONS)
     teacher = classes.teacher_session(cls)
+    if kind != "status":
+        with rt.working(teacher):
+            with teacher.lock:
+                teacher.clock.pause()  # as for every question: the class looks at one moment
+                rt.send_tick(teacher)
+            question = kinds.BUILDERS[kind](teacher, seconds)
+        publish(classes, cls, question)
+        return
     with rt.working(teacher):
         with teacher.lock:
             # The clock pauses when a question is asked. A running seek (a rebuilt teacher
@@ -147,12 +168,52 @@ def publish(classes: Classes, cls: Classroom, question: dict[str, Any]) -> None:
     classes.send_roster(cls)
 
 
+def ask_why(classes: Classes, cls: Classroom, spec: dict[str, Any]) -> None:
+    """A free-text question ("Why did the Pod restart?"): the teacher's text, at most
+    WHY_QUESTION_LIMIT characters; no answer to compute, the teacher reads the class's."""
+    check.only_fields(spec, ["kind", "text"])
+    text = one_line(spec.get("text"), WHY_QUESTION_LIMIT, "class_why_invalid")
+    if len(cls.questions) >= MAX_QUESTIONS:
+        raise Refusal("class_too_many_questions", limit=MAX_QUESTIONS)
+    teacher = classes.teacher_session(cls)
+    with teacher.lock:
+        now = ahead.moment(teacher)
+    publish(
+        classes,
+        cls,
+        {"kind": "why", "question": {"en": text, "zh": text}, "choices": [], "at": now},
+    )
+
+
+def one_line(value: Any, limit: int, code: str) -> str:
+    """Text a person typed, as one line: 1 to `limit` characters once its white space is
+    collapsed, no control or format characters (as display names: room.check_name)."""
+    import unicodedata
+
+    if not isinstance(value, str) or len(value) > 4 * limit:
+        raise Refusal(code, limit=limit)
+    text = " ".join(value.split())
+    if not 1 <= len(text) <= limit or any(
+        unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in text
+    ):
+        raise Refusal(code, limit=limit)
+    return text
+
+
 def answer(classes: Classes, cls: Classroom, student: Student, payload: dict[str, Any]) -> None:
-    check.only_fields(payload, ["id", "choice"])
     qid = check.text(payload, "id", limit=64)
     question = cls.questions.get(qid)
     if question is None or qid in cls.revealed:
         raise Refusal("class_unknown_question", id=check.shown_name(qid))
+    if question.get("kind") == "why":
+        check.only_fields(payload, ["id", "text"])
+        written = one_line(payload.get("text"), WHY_ANSWER_LIMIT, "class_why_answer_invalid")
+        with cls.lock:
+            cls.texts.setdefault(qid, {})[student.name.casefold()] = written
+        classes.save(cls)
+        classes.send_roster(cls)
+        return
+    check.only_fields(payload, ["id", "choice"])
     choice = payload.get("choice")
     count = len(question["choices"])
     if not isinstance(choice, int) or isinstance(choice, bool) or not 0 <= choice < count:
@@ -180,7 +241,13 @@ def reveal(classes: Classes, cls: Classroom, payload: dict[str, Any]) -> None:
         mine = dict(public)
         entry = classes.members.get(sid)
         if entry and entry[1] == "student":
-            mine["mine"] = cls.answers.get(qid, {}).get(entry[2])
+            # A student sees their own answer; the class's free-text answers are the
+            # teacher's to read out (without names).
+            mine.pop("texts", None)
+            if results.get("kind") == "why":
+                mine["mine"] = cls.texts.get(qid, {}).get(entry[2])
+            else:
+                mine["mine"] = cls.answers.get(qid, {}).get(entry[2])
         classes.emit("class:results", mine, sid)
     classes.save(cls)
     classes.send_roster(cls)

@@ -22,6 +22,8 @@ client -> server
     class:remove  {name}                    teacher: a student leaves the class, their name
                                             free again; their tab gets `class_removed`
     class:scenario {scenario}               teacher: restart the class's run with a built-in
+    class:plan    {plan: name | null}       teacher: follow a lesson plan from its start (plans.py)
+    class:next    {skip?: bool}             teacher: do (or skip) the plan's next step
     quiz:ask      {id}                      any tab but a student's: the answer to one of
                                             the scenario's questions on its own run (quiz.py)
     class:end     {}                        teacher
@@ -154,18 +156,7 @@ def register(classes: Classes) -> dict[str, Any]:
         mode = payload.get("mode")
         if mode not in ("follow", "free"):
             raise check.PayloadProblem("bad_mode")
-        cls.mode = mode
-        if mode == "follow":
-            teacher = classes.teacher_session(cls)
-            for student in list(cls.students.values()):
-                if not student.following:
-                    student.following = True
-                    if student.sid:
-                        classes.send_state(cls, student.sid)
-                        classes.attach(student.sid, teacher)
-        classes.broadcast_state(cls)
-        classes.save(cls)
-        classes.send_roster(cls)
+        classes.set_mode(cls, mode)
 
     def on_lock(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         check.only_fields(payload, ["editor"])
@@ -310,24 +301,22 @@ def register(classes: Classes) -> dict[str, Any]:
     def on_scenario(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         """`class:scenario {scenario}`: the teacher picks a built-in scenario; the class's
         run restarts with it (followers get the new snapshot)."""
-        from webapp.realtime.state import engine_class
-
         check.only_fields(payload, ["scenario"])
-        cls = classes.teacher_of(sid)
-        name = check.text(payload, "scenario")
-        scenario = rt.catalog.get(name)
-        if scenario is None:
-            raise Refusal("unknown_scenario", name=name)
-        teacher = classes.teacher_session(cls)
-        with rt.working(teacher):
-            sim = engine_class().from_scenario(scenario, seed=teacher.seed)
-            with teacher.lock:
-                teacher.restart(sim)
-                teacher.used = True
-                rt.send_snapshot(teacher, to_room=True)
-        classes.save(cls)
+        open_scenario(classes, rt, classes.teacher_of(sid), check.text(payload, "scenario"))
+
+    def on_plan(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        from webapp.classes.teaching import choose_plan
+
+        choose_plan(classes, classes.teacher_of(sid), payload)
+
+    def on_next(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
+        from webapp.classes.teaching import next_step
+
+        next_step(classes, rt, classes.teacher_of(sid), payload)
 
     return {
+        "class:plan": on_plan,
+        "class:next": on_next,
         "class:scenario": on_scenario,
         "quiz:ask": on_quiz,
         "class:teach": on_teach,
@@ -348,6 +337,25 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:reveal": on_reveal,
         "class:answer": on_answer,
     }
+
+
+def open_scenario(classes: Classes, rt: Realtime, cls: Classroom, name: str) -> None:
+    """The class's run restarts with the built-in scenario `name` (followers get the new
+    snapshot)."""
+    from webapp.realtime.state import engine_class
+
+    scenario = rt.catalog.get(name)
+    if scenario is None:
+        raise Refusal("unknown_scenario", name=name)
+    teacher = classes.teacher_session(cls)
+    with rt.working(teacher):
+        sim = engine_class().from_scenario(scenario, seed=teacher.seed)
+        with teacher.lock:
+            teacher.restart(sim)
+            teacher.pause_at = None
+            teacher.used = True
+            rt.send_snapshot(teacher, to_room=True)
+    classes.save(cls)
 
 
 def _public(question: dict[str, Any]) -> dict[str, Any]:
@@ -404,8 +412,11 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
     )
     for row in roster["students"]:
         answers = row["answers"]
+        why = {q for q in qids if cls.questions[q].get("kind") == "why"}
         correct = [
-            "" if q not in answers else str(answers[q] == cls.questions[q].get("answer")).lower()
+            ""
+            if q not in answers or q in why
+            else str(answers[q] == cls.questions[q].get("answer")).lower()
             for q in qids
         ]
         row_of(
@@ -420,7 +431,13 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
                 row["stage"],
                 row["lessonSteps"],
                 " ".join(row["stuck"]),
-                *[_choice_text(cls, q, answers.get(q)) for q in qids],
+                # a free-text answer is read without names: the CSV says only who wrote one
+                *[
+                    ("answered" if q in answers else "")
+                    if q in why
+                    else _choice_text(cls, q, answers.get(q))
+                    for q in qids
+                ],
                 *correct,
             ]
         )

@@ -116,6 +116,40 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Too many new classes from this address: at most {limit} an hour.",
         "zh": "这个地址新建的课堂太多了：每小时最多 {limit} 个。",
     },
+    "class_too_many_questions": {
+        "en": "A class asks at most {limit} questions.",
+        "zh": "一个课堂最多提 {limit} 个问题。",
+    },
+    "class_question_no_service": {
+        "en": "This run has no Service, so no Pod is in a Service's endpoints: open a scenario "
+        "with a Service (readiness-endpoints, for one) to ask this.",
+        "zh": "这次运行没有 Service，所以没有 Pod 会在 Service 的端点里：请打开一个带 Service 的场景"
+        "（例如 readiness-endpoints）再问这个问题。",
+    },
+    "class_question_no_pod": {
+        "en": "The Pod is already gone: there is nothing to ask about it.",
+        "zh": "Pod 已经不存在了：没有可以问的。",
+    },
+    "class_why_invalid": {
+        "en": "A question has 1 to {limit} characters, and no control characters.",
+        "zh": "问题需要 1 到 {limit} 个字符，且不能包含控制字符。",
+    },
+    "class_why_answer_invalid": {
+        "en": "An answer has 1 to {limit} characters, and no control characters.",
+        "zh": "回答需要 1 到 {limit} 个字符，且不能包含控制字符。",
+    },
+    "class_unknown_plan": {
+        "en": 'There is no lesson plan "{name}".',
+        "zh": "没有名为“{name}”的课程计划。",
+    },
+    "class_no_plan": {
+        "en": "This class follows no lesson plan: choose one first.",
+        "zh": "这个课堂没有使用课程计划：请先选择一个。",
+    },
+    "class_plan_done": {
+        "en": "The lesson plan is done: all its {steps} steps are behind you.",
+        "zh": "课程计划已完成：{steps} 个步骤都已经做完。",
+    },
     "class_invalid": {
         "en": "The class cannot start: {problem}.",
         "zh": "无法开始课堂：{problem}。",
@@ -128,6 +162,10 @@ PROBLEMS: dict[str, dict[str, str]] = {
         "zh": "“mode” 必须是 “follow” 或 “free”",
     },
     "bad_choice": {"en": '"choice" is not one of the answers', "zh": "“choice” 不是其中一个答案"},
+    "bad_question_kind": {
+        "en": '"kind" must be one of {kinds}',
+        "zh": "“kind” 必须是以下之一：{kinds}",
+    },
     "bad_question": {
         "en": '"seconds" must be a number from 1 to 600',
         "zh": "“seconds” 必须是 1 到 600 之间的数字",

@@ -125,8 +125,15 @@ class Classroom:
     questions: dict[str, dict[str, Any]] = field(default_factory=dict)
     answers: dict[str, dict[str, int]] = field(default_factory=dict)
     revealed: set[str] = field(default_factory=set)
+    # Answers to free-text ("why") questions: id -> {student key: text}; the teacher reads
+    # them without names (questions.tally), the CSV says only who answered.
+    texts: dict[str, dict[str, str]] = field(default_factory=dict)
     handout: dict[str, Any] | None = None
     handouts: int = 0  # hand-outs so far: a student's page drops the questions of before
+    # The lesson plan the class follows (webapp/classes/plans.py): {name, step, timer}, step
+    # the index of the step done last (-1: none yet), timer {until (wall), minutes} while a
+    # free exploration runs; None: no plan.
+    plan: dict[str, Any] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
     saved: str = ""  # the last state written to the store
     saved_without_now: str = ""  # ... with its virtual second left out
@@ -175,6 +182,8 @@ class Classes:
         self.owners: dict[str, tuple[str, str, str]] = {}
         self._lock = threading.RLock()
         self._loop_started = False
+        # The built-in lesson plans (webapp/classes/plans.PlanCatalog; init_app sets it).
+        self.plans: Any = None
         # webapp.classes.span.Span when classes span several workers (Redis): this worker
         # keeps in memory only the classes it is the home of.
         self.span: Any = None
@@ -284,7 +293,9 @@ class Classes:
         )
         cls.questions = dict(state.get("questions", {}))
         cls.revealed = set(state.get("revealed", []))
+        cls.texts = {q: dict(t) for q, t in (state.get("texts") or {}).items()}
         cls.handout = state.get("handout")
+        cls.plan = state.get("plan")
         runs = (state.get("runs") or {}) if self.span is not None else {}
         if self.span is not None:  # taken back from its record (webapp/records.py)
             cls.teacher_session_id = state.get("teacherSession")
@@ -302,7 +313,11 @@ class Classes:
         return cls
 
     def create(
-        self, yaml: str, lang: str, timeline: dict[str, Any] | None = None
+        self,
+        yaml: str,
+        lang: str,
+        timeline: dict[str, Any] | None = None,
+        plan: str | None = None,
     ) -> tuple[str, str, str]:
         """A new class of scenario text `yaml`; returns (code, teacher key, teacher PIN)."""
         key = codes.new_key()
@@ -319,6 +334,8 @@ class Classes:
         )
         if timeline:
             cls.timeline = timeline
+        if plan is not None:
+            cls.plan = {"name": plan, "step": -1, "timer": None}
         with self._lock:
             self._classes[code] = cls
         self.save(cls, force=True)
@@ -674,7 +691,52 @@ class Classes:
         if role == "teacher":
             state["students"] = len(cls.students)
             state["maxStudents"] = self.max_students
+        state["plan"] = self.plan_view(cls, role)
         return state
+
+    def plan_view(self, cls: Classroom, role: str) -> dict[str, Any] | None:
+        """What a tab is told of the class's lesson plan: its title, the step it is at (with
+        what that step says) and the exploration timer's seconds left; the teacher's tab
+        also gets every step, to show what comes next."""
+        plan = cls.plan
+        found = self.plans.get(plan["name"]) if plan and self.plans is not None else None
+        if plan is None or found is None:
+            return None
+        steps = found["steps"]
+        index = int(plan.get("step", -1))
+        timer = plan.get("timer")
+        view: dict[str, Any] = {
+            "name": found["name"],
+            "title": found["title"],
+            "minutes": found["minutes"],
+            "step": index,
+            "total": len(steps),
+            "current": _step_view(steps[index]) if 0 <= index < len(steps) else None,
+            "timer": None
+            if not timer
+            else {
+                "remaining": max(0, round(float(timer["until"]) - self.clock())),
+                "minutes": timer["minutes"],
+            },
+        }
+        if role == "teacher":
+            view["steps"] = [_step_view(step) for step in steps]
+        return view
+
+    def set_mode(self, cls: Classroom, mode: str) -> None:
+        """The class's mode: "follow" brings every student back to the teacher's run."""
+        cls.mode = mode
+        if mode == "follow":
+            teacher = self.teacher_session(cls)
+            for student in list(cls.students.values()):
+                if not student.following:
+                    student.following = True
+                    if student.sid:
+                        self.send_state(cls, student.sid)
+                        self.attach(student.sid, teacher)
+        self.broadcast_state(cls)
+        self.save(cls)
+        self.send_roster(cls)
 
     def send_state(self, cls: Classroom, sid: str) -> None:
         entry = self.members.get(sid)
@@ -715,7 +777,11 @@ class Classes:
                     "status": view["status"],
                     "stage": view["stage"],
                     "lessonSteps": view["lessonSteps"],
-                    "answers": {q: a[key] for q, a in list(cls.answers.items()) if key in a},
+                    "answers": {
+                        **{q: a[key] for q, a in list(cls.answers.items()) if key in a},
+                        # a free-text answer: only that they wrote one (no text by name)
+                        **{q: None for q, t in list(cls.texts.items()) if key in t},
+                    },
                     "lastActivity": round(max(0.0, now_wall - student.last_activity)),
                     "stuck": stuck,
                     "handUp": student.hand_up,
@@ -826,7 +892,9 @@ class Classes:
             "locked": cls.locked,
             "questions": cls.questions,
             "revealed": sorted(cls.revealed),
+            "texts": cls.texts,
             "handout": cls.handout,
+            "plan": cls.plan,
         }
         text = json.dumps(state, sort_keys=True, default=str)
         if not force and text != cls.saved and self.clock() - cls.saved_at < NOW_SAVE_SECONDS:
@@ -865,6 +933,12 @@ class Classes:
                 self.end(cls)
                 continue
             try:
+                timer = (cls.plan or {}).get("timer")
+                if timer and now >= float(timer["until"]):
+                    # The plan's free exploration is over: everyone follows again.
+                    assert cls.plan is not None
+                    cls.plan["timer"] = None
+                    self.set_mode(cls, "follow")
                 self.save(cls)
                 self.send_roster(cls)
             except Exception:
@@ -891,6 +965,19 @@ class Classes:
                     log.exception("class loop failed")
 
         socketio.start_background_task(loop)
+
+
+def _step_view(step: dict[str, Any]) -> dict[str, Any]:
+    """A plan's step as the page shows it: never a question's answer (none is stored in a
+    plan: questions are computed when asked)."""
+    view = {k: v for k, v in step.items() if k != "question"}
+    if "question" in step:
+        view["question"] = {"kind": step["question"].get("kind")}
+        if step["question"].get("kind") == "why":
+            view["question"]["text"] = step["question"].get("text")
+        elif "seconds" in step["question"]:
+            view["question"]["seconds"] = step["question"]["seconds"]
+    return view
 
 
 _WORDS: dict[str, tuple[int, set[str]]] = {}  # session id -> (transitions seen, words)

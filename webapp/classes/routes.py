@@ -1,7 +1,11 @@
 """The classroom's HTTP side.
 
-POST /api/classes {scenario? | yaml? | share?, lang?}
+POST /api/classes {scenario? | yaml? | share?, lang?, plan?}
                           -> 201 {code, teacherKey, teacherPin, joinUrl, teacherUrl}
+                          (`plan`: the class follows that lesson plan; with no scenario
+                          given, it starts on the plan's first scenario)
+GET  /api/plans           the built-in lesson plans: [{name, title, description, minutes,
+                          steps}] (webapp/classes/plans.py)
 GET  /c/<code>            the student's page (404 page in the reader's language if unknown or ended)
 GET  /c/<code>/teach      the teacher's page; the key travels in the URL's fragment
                           (#key=...&pin=...), which browsers never send, so no server log
@@ -56,8 +60,13 @@ def create_class() -> Any:
     timeline = None
     try:
         check.require_object(body)
-        check.only_fields(body, ["scenario", "yaml", "share", "lang"])
+        check.only_fields(body, ["scenario", "yaml", "share", "lang", "plan"])
         sources = [k for k in ("scenario", "yaml", "share") if k in body]
+        plan = None
+        if "plan" in body:
+            plan = classes.plans.get(check.text(body, "plan", limit=64))
+            if plan is None:
+                return _error("class_unknown_plan", 400, name=check.shown_name(body["plan"]))
         if len(sources) > 1:
             raise PayloadProblem("one_source")
         if "lang" in body:
@@ -73,8 +82,11 @@ def create_class() -> Any:
             text = link["yaml"]
             timeline = {"actions": link.get("actions", []), "now": float(link.get("at", 0))}
         else:
+            from webapp.classes.plans import first_scenario
+
             catalog = current_app.extensions["playground.catalog"]
-            name = check.text(body, "scenario") if sources else "plain-pod"
+            default = first_scenario(plan) if plan is not None else "plain-pod"
+            name = check.text(body, "scenario") if sources else default
             scenario = catalog.get(name)
             if scenario is None:
                 return _error("unknown_scenario", 400, name=name)
@@ -93,7 +105,9 @@ def create_class() -> Any:
             "message": i18n.message("invalid_scenario", lang, count=len(error.errors)),
             "errors": localize_errors(error.errors, lang),
         }, 400
-    code, key, pin = classes.create(text, lang, timeline)
+    code, key, pin = classes.create(
+        text, lang, timeline, plan=plan["name"] if plan is not None else None
+    )
     join = f"{request.host_url.rstrip('/')}/c/{code}"
     return {
         "code": code,
@@ -102,6 +116,11 @@ def create_class() -> Any:
         "joinUrl": join,
         "teacherUrl": teacher_path(code, key, pin),
     }, 201
+
+
+@bp.get("/api/plans")
+def plans() -> Any:
+    return _classes().plans.listing()
 
 
 def teacher_path(code: str, key: str, pin: str) -> str:

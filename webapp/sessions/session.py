@@ -173,6 +173,9 @@ class Session:
         # by id (webapp/classes/room.py), and its tabs see only `public_id`, never `id`.
         self.owner: str | None = None
         self.used = False  # set by the first command that plays, steps, seeks, acts or applies
+        # A virtual second where a playing clock pauses by itself (a lesson plan's "play to
+        # t", webapp/classes/plans.py); None: it plays on to the end.
+        self.pause_at: float | None = None
         self.left_at = 0.0  # manager clock when it was created or its last tab left
         # CPU time this session may still spend (commands and pacing); unlimited if None.
         self.cpu = cpu if cpu is not None else CpuBudget(rate=1.0, burst=float("inf"))
@@ -320,9 +323,17 @@ class Session:
         target = self.clock.target(wall_now, self.sim.now)
         if target is None:
             return True
+        pause_at = self.pause_at
+        if pause_at is not None and pause_at < self.sim.now:  # passed by (a seek beyond it)
+            self.pause_at = pause_at = None
+        if pause_at is not None:
+            target = min(target, pause_at)
         if not self.run_until(target, slice_stop(self.sim) if stop is None else stop):
             self.clock.reanchor()
             return False
+        if pause_at is not None and self.sim.now >= pause_at:
+            self.pause_at = None
+            self.clock.pause()
         return True
 
     def catch_up(self) -> None:
@@ -356,6 +367,8 @@ class Session:
         if not self.tabs or self.seek_target is not None:
             return None
         moments = [clock.end]
+        if self.pause_at is not None:
+            moments.append(self.pause_at)
         event = self.sim.next_event_time()
         if event is not None:
             moments.append(event)
@@ -384,6 +397,7 @@ class Session:
             self.seek_target,
             self.tabs,
             self.clock.key(),
+            self.pause_at,
         )
 
     def step(self) -> None:
