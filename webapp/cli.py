@@ -48,11 +48,11 @@ def _serve(argv: list[str]) -> int:
         parser.error("--workers N > 1 needs --redis URL (docs/workers.md)")
 
     from .config import StartupError, load_config
-    from .workers import serve
+    from .serving import serve, server_name
 
-    # A Werkzeug server we own (rather than socketio.run) lets --port 0 report the real
-    # port, and runs with no terminal, as in CI (TECH-NOTES §2a: threading mode). SIGTERM
-    # drains: every session is written and resumes after a restart (docs/workers.md).
+    # gunicorn, embedded (webapp/serving.py): `--workers N` are its workers, `--port 0`
+    # reports the port it bound. SIGTERM drains: every session is written and resumes
+    # after a restart (docs/workers.md).
     overrides: dict[str, Any] = {"WORKERS": args.workers}
     if args.redis:
         overrides["REDIS_URL"] = args.redis
@@ -60,6 +60,7 @@ def _serve(argv: list[str]) -> int:
         # Settings and the database are checked here, once, before any worker is forked:
         # a wrong one is one line naming it and why, not a traceback from every worker.
         check_startup(load_config(overrides))
+        server_name()
         return serve(args.host, args.port, workers=args.workers, overrides=overrides)
     except StartupError as error:
         print(f"pod-playground: {error}", file=sys.stderr, flush=True)
