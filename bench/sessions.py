@@ -2,13 +2,9 @@
 
 python bench/sessions.py [--counts 50,100,200,300,400] [--seconds 10] [--warmup 3]
 python bench/sessions.py --workers 1,2 [--counts 50,100,200,400] [--scenario crash-loop-backoff]
-python bench/sessions.py --workers 1,2 --servers gunicorn,werkzeug   # the two servers, one run
 
-With `--workers`, for each server S of `--servers` (PLAYGROUND_SERVER: `gunicorn`, what
-`pod-playground` runs, with its threaded worker; `werkzeug`, the server it ran before
-issue 22, kept for this comparison), each worker count W and each N it starts `python -m
-webapp --workers W` (with a redis-server of its own on a free loopback port when W > 1),
-plays N sessions of
+With `--workers`, for each worker count W and each N it starts `python -m webapp --workers
+W` (with a redis-server of its own on a free loopback port when W > 1), plays N sessions of
 one scenario at 10x, and reports a table: p99 *staleness* (from a transition's due wall
 time, the moment the session's clock reached its virtual time, to its arrival at the
 client), CPU per session-second (all server processes, over the measured seconds only),
@@ -430,9 +426,7 @@ def stale_client(
     )
 
 
-def run_workers(
-    workers: int, count: int, args: argparse.Namespace, server: str = "gunicorn"
-) -> dict[str, Any]:
+def run_workers(workers: int, count: int, args: argparse.Namespace) -> dict[str, float]:
     import multiprocessing
 
     clients = args.clients or max(1, min(4, round(count / 300)))
@@ -446,7 +440,6 @@ def run_workers(
             "PLAYGROUND_SERVER_MAX_CONNECTIONS_PER_CLIENT": str(count * 2 + 10),
             "PLAYGROUND_SERVER_MAX_CONNECTIONS": str(count * 2 + 10),
             "PLAYGROUND_ACTIONS_PER_SECOND": "1000",
-            "PLAYGROUND_SERVER": server,
         }
         command = [sys.executable, "-m", "webapp", "--port", "0", "--workers", str(workers)]
         if workers > 1:
@@ -512,7 +505,6 @@ def run_workers(
         return values[min(len(values) - 1, int(p * len(values)))] if values else float("nan")
 
     return {
-        "server": server,
         "workers": workers,
         "n": count,
         "tabs": sum(r["tabs"] for r in results),
@@ -535,48 +527,38 @@ def run_workers(
 def workers_table(args: argparse.Namespace) -> int:
     counts = [int(c) for c in args.counts.split(",")]
     worker_counts = [int(w) for w in args.workers.split(",")]
-    servers = [s.strip() for s in args.servers.split(",") if s.strip()]
     print(
         f"{args.scenario} at {SPEED:g}x; plays spread over {args.stagger:g} s;"
         f" {args.seconds:g} s measured, {args.warmup:g} s after every tab plays;"
         f" {os.cpu_count()} CPUs"
     )
     print(
-        "server    W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s"
+        " W     N  tabs  ticks/s  transitions  p50 stale  p99 stale  CPU ms/session-s"
         "  MiB/session  emit->arrival p99  clients (max CPU)  re-anchored  setup s  load"
     )
-    best: dict[tuple[str, int], int] = {}
-    # Rows of the servers side by side: for each W and N, every server in turn.
+    best: dict[int, int] = {}
     for workers in worker_counts:
         for count in counts:
-            for server in servers:
-                row = run_workers(workers, count, args, server)
-                print_row(row)
-                if row["p99"] < TARGET_P99 and row["tabs"] == count:
-                    key = (server, workers)
-                    best[key] = max(best.get(key, 0), count)
-    for server in servers:
-        for workers in worker_counts:
+            row = run_workers(workers, count, args)
             print(
-                f"{server} {workers} worker(s): largest N with p99 staleness <"
-                f" {TARGET_P99 * 1000:.0f} ms: {best.get((server, workers)) or 'none of those tried'}"
+                f"{workers:2d} {count:5d} {row['tabs']:5.0f} {row['ticks_per_s']:8.0f}"
+                f" {row['samples']:12.0f} {row['p50'] * 1000:7.1f} ms {row['p99'] * 1000:7.1f} ms"
+                f" {row['cpu_per_session_second'] * 1000:17.2f} {row['mem_per_session'] / 2**20:12.2f}"
+                f" {row['latency_p99'] * 1000:11.1f} ms"
+                f"  {row['clients']:4d} ({row['client_cpu'] * 100:3.0f}%)"
+                f" {row['reanchored']:12.0f} {row['setup']:8.1f} {row['load']:5.1f}",
+                flush=True,
             )
+            if row["errors"]:
+                print(f"   errors answered: {row['errors']}")
+            if row["p99"] < TARGET_P99 and row["tabs"] == count:
+                best[workers] = max(best.get(workers, 0), count)
+    for workers in worker_counts:
+        print(
+            f"{workers} worker(s): largest N with p99 staleness < {TARGET_P99 * 1000:.0f} ms:"
+            f" {best.get(workers) or 'none of those tried'}"
+        )
     return 0
-
-
-def print_row(row: dict[str, Any]) -> None:
-    workers, count = row["workers"], row["n"]
-    print(
-        f"{row['server']:8s} {workers:2d} {count:5d} {row['tabs']:5.0f} {row['ticks_per_s']:8.0f}"
-        f" {row['samples']:12.0f} {row['p50'] * 1000:7.1f} ms {row['p99'] * 1000:7.1f} ms"
-        f" {row['cpu_per_session_second'] * 1000:17.2f} {row['mem_per_session'] / 2**20:12.2f}"
-        f" {row['latency_p99'] * 1000:11.1f} ms"
-        f"  {row['clients']:4d} ({row['client_cpu'] * 100:3.0f}%)"
-        f" {row['reanchored']:12.0f} {row['setup']:8.1f} {row['load']:5.1f}",
-        flush=True,
-    )
-    if row["errors"]:
-        print(f"   errors answered: {row['errors']}")
 
 
 def main() -> int:
@@ -585,11 +567,6 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--workers", help="worker counts for the staleness table, e.g. 1,2")
-    parser.add_argument(
-        "--servers",
-        default="gunicorn",
-        help="PLAYGROUND_SERVER values to compare, e.g. gunicorn,werkzeug (with --workers)",
-    )
     parser.add_argument("--scenario", default="crash-loop-backoff")
     parser.add_argument(
         "--stagger",

@@ -12,15 +12,6 @@ import sys
 from typing import Any
 
 
-def make_playground_server(host: str, port: int, app: Any) -> Any:
-    """The server `pod-playground` runs `app` with: Werkzeug's threaded server (a thread per
-    request, as Flask-SocketIO's threading mode needs; TECH-NOTES §2a), given a thread only
-    once a request has arrived, with bounds from the app's config (webapp/server.py)."""
-    from .server import PlaygroundServer, ServerLimits
-
-    return PlaygroundServer(host, port, app, ServerLimits.from_config(app.config))
-
-
 def _serve(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="pod-playground",
@@ -48,7 +39,7 @@ def _serve(argv: list[str]) -> int:
         parser.error("--workers N > 1 needs --redis URL (docs/workers.md)")
 
     from .config import StartupError, load_config
-    from .serving import serve, server_name
+    from .serving import serve
 
     # gunicorn, embedded (webapp/serving.py): `--workers N` are its workers, `--port 0`
     # reports the port it bound. SIGTERM drains: every session is written and resumes
@@ -60,7 +51,6 @@ def _serve(argv: list[str]) -> int:
         # Settings and the database are checked here, once, before any worker is forked:
         # a wrong one is one line naming it and why, not a traceback from every worker.
         check_startup(load_config(overrides))
-        server_name()
         return serve(args.host, args.port, workers=args.workers, overrides=overrides)
     except StartupError as error:
         print(f"pod-playground: {error}", file=sys.stderr, flush=True)

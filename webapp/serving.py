@@ -34,8 +34,10 @@ What gunicorn and nginx do now and the playground no longer does itself: the req
 half-open requests are nginx's to bound: deploy/nginx.conf), keep-alive (gthread's), the
 supervisor (gunicorn's arbiter) and the shared pinger (engine.io's own ping task again).
 
-`PLAYGROUND_SERVER=werkzeug` runs the previous server (webapp/server.py, webapp/workers.py)
-instead, kept only so that bench/sessions.py can measure both in one run.
+Until issue 22 the playground ran its own server on Werkzeug's (a request gate over
+epoll, its own keep-alive, a shared pinger, its own pre-fork supervisor); the two were
+measured side by side before it was removed (docs/hosting.md, "Why gunicorn's threaded
+worker").
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from webapp import i18n
 
 DRAIN_SECONDS = 20.0  # a worker's drain, then its connections, at most this long
 FLUSH_SECONDS = 1.0  # what was already sent reaches the tabs for at most this long
-SERVERS = ("gunicorn", "werkzeug")  # PLAYGROUND_SERVER; werkzeug only for bench/
+KEEPALIVE_MAX_SECONDS = 300.0  # SERVER_KEEPALIVE_SECONDS at most
 
 
 def say(line: str) -> None:
@@ -286,22 +288,12 @@ class PlaygroundApplication(BaseApplication):  # type: ignore[misc]
 
     def load(self) -> Any:
         from webapp import create_app
-        from webapp.clients import client_address, proxies_of
         from webapp.logs import configure_logging
 
         app = create_app(self.overrides)
         configure_logging(app.config["LOG_FORMAT"])
-        proxies = proxies_of(app.config)
-        bounds = ConnectionBounds(
-            app.wsgi_app,
-            max_connections=int(app.config["SERVER_MAX_CONNECTIONS"]),
-            max_per_client=int(app.config["SERVER_MAX_CONNECTIONS_PER_CLIENT"]),
-            client_of=lambda environ: client_address(environ, proxies),
-        )
-        app.wsgi_app = bounds  # type: ignore[method-assign]
-        app.extensions["playground.server"] = bounds  # its gauge on /metrics
-        wsgi = _Entry(app)
-        return wsgi
+        bound(app)
+        return _Entry(app)
 
     def run(self) -> None:
         PlaygroundArbiter(self).run()
@@ -322,8 +314,6 @@ def gunicorn_settings(
     host: str, port: int, workers: int, config: Mapping[str, Any]
 ) -> dict[str, Any]:
     """gunicorn's settings for `pod-playground`, from the playground's config."""
-    from webapp.server import keepalive_seconds
-
     max_connections = int(config["SERVER_MAX_CONNECTIONS"])
     shown = f"[{host}]" if ":" in host else host
     proxies = str(config.get("TRUSTED_PROXIES") or "").strip()
@@ -365,10 +355,6 @@ def gunicorn_settings(
 def serve(host: str, port: int, *, workers: int = 1, overrides: dict[str, Any]) -> int:
     from webapp.config import load_config
 
-    if server_name() == "werkzeug":
-        from webapp.workers import serve as serve_werkzeug
-
-        return serve_werkzeug(host, port, workers=workers, overrides=overrides)
     config = load_config(overrides)
     PlaygroundLogger.json_lines = config.get("LOG_FORMAT") == "json"
     settings = gunicorn_settings(host, port, workers, config)
@@ -376,12 +362,29 @@ def serve(host: str, port: int, *, workers: int = 1, overrides: dict[str, Any]) 
     return 0
 
 
-def server_name() -> str:
-    """PLAYGROUND_SERVER: `gunicorn` (the default) or `werkzeug` (the previous server, for
-    bench/sessions.py's comparison only). StartupError for anything else."""
-    from webapp.config import StartupError
+def keepalive_seconds(value: Any) -> float:
+    """SERVER_KEEPALIVE_SECONDS, checked: 0 (off) to KEEPALIVE_MAX_SECONDS."""
+    seconds = float(value)
+    if not 0 <= seconds <= KEEPALIVE_MAX_SECONDS:  # also refuses NaN
+        raise ValueError(
+            f"SERVER_KEEPALIVE_SECONDS must be between 0 and {KEEPALIVE_MAX_SECONDS:g}, "
+            f"not {value!r}"
+        )
+    return seconds
 
-    name = os.environ.get("PLAYGROUND_SERVER", "").strip() or "gunicorn"
-    if name not in SERVERS:
-        raise StartupError(f"PLAYGROUND_SERVER must be one of {', '.join(SERVERS)}, not {name!r}")
-    return name
+
+def bound(app: Any) -> ConnectionBounds:
+    """Put ConnectionBounds around `app`'s WSGI app, with the bounds of its config, and
+    register it for its gauge on /metrics (`playground_http_connections_served`)."""
+    from webapp.clients import client_address, proxies_of
+
+    proxies = proxies_of(app.config)
+    bounds = ConnectionBounds(
+        app.wsgi_app,
+        max_connections=int(app.config["SERVER_MAX_CONNECTIONS"]),
+        max_per_client=int(app.config["SERVER_MAX_CONNECTIONS_PER_CLIENT"]),
+        client_of=lambda environ: client_address(environ, proxies),
+    )
+    app.wsgi_app = bounds
+    app.extensions["playground.server"] = bounds
+    return bounds

@@ -98,13 +98,12 @@ class LiveServer:
             raise RuntimeError(f"the server printed no URL: {line!r}\n{self.stderr()}")
         self.upstream_port = int(match.group(1))
         self.pid = self.process.pid
-        if os.environ.get("PLAYGROUND_SERVER", "gunicorn") != "werkzeug":
-            line = self._line()
-            worker = re.search(r"worker (\d+) ready", line)
-            if not worker:
-                self.stop()
-                raise RuntimeError(f"no worker started: {line!r}\n{self.stderr()}")
-            self.pid = int(worker.group(1))
+        line = self._line()
+        worker = re.search(r"worker (\d+) ready", line)
+        if not worker:
+            self.stop()
+            raise RuntimeError(f"no worker started: {line!r}\n{self.stderr()}")
+        self.pid = int(worker.group(1))
         self.port = self.upstream_port
         if front == "nginx":
             from tests.integration.stack import Nginx, need_binaries

@@ -19,9 +19,6 @@ import os
 import re
 import signal
 import socket
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,82 +27,11 @@ from typing import Any
 import pytest
 import socketio
 
+from tests.web.live import Served
 from webapp.serving import ConnectionBounds
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 60.0
-
-
-class Served:
-    """`python -m webapp --port 0 [args]`: its URL, its workers' pids, its stdout lines."""
-
-    def __init__(self, folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
-        self.lines: list[str] = []
-        self.changed = threading.Condition()
-        self.stderr_path = folder / f"server-{time.monotonic_ns()}.err"
-        self._stderr = open(self.stderr_path, "w")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "webapp", "--port", "0", *args],
-            cwd=ROOT,
-            env={
-                **os.environ,
-                "PYTHONUNBUFFERED": "1",
-                "PLAYGROUND_DB": str(folder / "playground.sqlite3"),
-                **(env or {}),
-            },
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-        url = self.wait_for(r"(http://127\.0\.0\.1:\d+)/")
-        self.url = url.group(1)
-        self.port = int(self.url.rsplit(":", 1)[1])
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            with self.changed:
-                self.lines.append(line.rstrip("\n"))
-                self.changed.notify_all()
-        with self.changed:
-            self.changed.notify_all()
-
-    def wait_for(self, pattern: str, count: int = 1) -> re.Match[str]:
-        deadline = time.monotonic() + WAIT
-        with self.changed:
-            while True:
-                found = [m for line in self.lines if (m := re.search(pattern, line))]
-                if len(found) >= count:
-                    return found[count - 1]
-                if time.monotonic() > deadline or (
-                    self.process.poll() is not None and not self._unread()
-                ):
-                    raise AssertionError(
-                        f"no {pattern!r} in {self.lines}\n{self.stderr_path.read_text()}"
-                    )
-                self.changed.wait(0.2)
-
-    def _unread(self) -> bool:
-        return bool(self.process.stdout and not self.process.stdout.closed)
-
-    def workers(self, count: int) -> list[int]:
-        self.wait_for(r"worker (\d+) ready", count)
-        return [
-            int(m.group(1)) for line in self.lines if (m := re.search(r"worker (\d+) ready", line))
-        ]
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(WAIT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self._stderr.close()
-        return self.process.returncode
 
 
 @pytest.fixture
@@ -279,19 +205,6 @@ def test_json_logs_are_json_lines_from_gunicorn_too(tmp_path: Path) -> None:
     assert lines, "nothing logged"
     for line in lines:
         assert isinstance(json.loads(line), dict), line
-
-
-def test_an_unknown_server_is_refused_at_start(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "webapp", "--port", "0"],
-        cwd=ROOT,
-        env={**os.environ, "PLAYGROUND_SERVER": "tornado", "PLAYGROUND_DB": str(tmp_path / "db")},
-        capture_output=True,
-        text=True,
-        timeout=WAIT,
-    )
-    assert done.returncode == 2
-    assert "PLAYGROUND_SERVER must be one of gunicorn, werkzeug, not 'tornado'" in done.stderr
 
 
 # -- ConnectionBounds, in process ---------------------------------------------------------
