@@ -37,7 +37,6 @@ from tests.integration.stack import Playground, Redis  # noqa: E402
 ENV = {
     "PLAYGROUND_SERVER_MAX_CONNECTIONS": "5000",
     "PLAYGROUND_SERVER_MAX_CONNECTIONS_PER_CLIENT": "5000",
-    "PLAYGROUND_SERVER_MAX_PENDING_PER_CLIENT": "5000",
     "PLAYGROUND_CLASSES_PER_HOUR": "1000",
     # Every student comes from 127.0.0.1 here: the bench measures fan-out, not the
     # per-address name limit (issue 26, F4), which would refuse all but 60.

@@ -331,7 +331,6 @@ def playground(args: argparse.Namespace) -> tuple[float, float, int]:
     env = {
         "PLAYGROUND_SERVER_MAX_CONNECTIONS": "5000",
         "PLAYGROUND_SERVER_MAX_CONNECTIONS_PER_CLIENT": "5000",
-        "PLAYGROUND_SERVER_MAX_PENDING_PER_CLIENT": "5000",
         "PLAYGROUND_CLASSES_PER_HOUR": "1000",
         # Every student comes from 127.0.0.1 here: the bench measures fan-out, not the
         # per-address name limit (issue 26, F4), which would refuse all but 60.

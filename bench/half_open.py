@@ -3,7 +3,8 @@
 python bench/half_open.py [--count 3000] [--root PATH]
 
 Starts the playground (`python -m webapp --port 0`, from --root, default this checkout) as a
-subprocess, then opens --count connections, each from its own loopback address
+subprocess (gunicorn since issue 22: its figures are the arbiter's and workers' together;
+in production nginx holds such connections, tests/dos measures that layout), then opens --count connections, each from its own loopback address
 (127.0.x.y), that send `GET /healthz HTTP/1.1`, a Host header and the start of another
 header, and never finish. Prints the server's thread count and resident memory before,
 with all of them open, and how long a normal `GET /healthz` takes meanwhile; then the
@@ -33,9 +34,13 @@ HALF_OPEN = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 
 
 def status(pid: int) -> tuple[float, int]:
-    text = Path(f"/proc/{pid}/status").read_text()
-    rss = int(re.search(r"VmRSS:\s+(\d+) kB", text).group(1)) / 1024  # type: ignore[union-attr]
-    threads = int(re.search(r"Threads:\s+(\d+)", text).group(1))  # type: ignore[union-attr]
+    """RSS (MiB) and threads of `pid` and its children (gunicorn's arbiter and workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    rss, threads = 0.0, 0
+    for each in [pid, *map(int, children)]:
+        text = Path(f"/proc/{each}/status").read_text()
+        rss += int(re.search(r"VmRSS:\s+(\d+) kB", text).group(1)) / 1024  # type: ignore[union-attr]
+        threads += int(re.search(r"Threads:\s+(\d+)", text).group(1))  # type: ignore[union-attr]
     return rss, threads
 
 

@@ -12,15 +12,6 @@ import sys
 from typing import Any
 
 
-def make_playground_server(host: str, port: int, app: Any) -> Any:
-    """The server `pod-playground` runs `app` with: Werkzeug's threaded server (a thread per
-    request, as Flask-SocketIO's threading mode needs; TECH-NOTES §2a), given a thread only
-    once a request has arrived, with bounds from the app's config (webapp/server.py)."""
-    from .server import PlaygroundServer, ServerLimits
-
-    return PlaygroundServer(host, port, app, ServerLimits.from_config(app.config))
-
-
 def _serve(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="pod-playground",
@@ -48,11 +39,11 @@ def _serve(argv: list[str]) -> int:
         parser.error("--workers N > 1 needs --redis URL (docs/workers.md)")
 
     from .config import StartupError, load_config
-    from .workers import serve
+    from .serving import serve
 
-    # A Werkzeug server we own (rather than socketio.run) lets --port 0 report the real
-    # port, and runs with no terminal, as in CI (TECH-NOTES §2a: threading mode). SIGTERM
-    # drains: every session is written and resumes after a restart (docs/workers.md).
+    # gunicorn, embedded (webapp/serving.py): `--workers N` are its workers, `--port 0`
+    # reports the port it bound. SIGTERM drains: every session is written and resumes
+    # after a restart (docs/workers.md).
     overrides: dict[str, Any] = {"WORKERS": args.workers}
     if args.redis:
         overrides["REDIS_URL"] = args.redis

@@ -18,14 +18,12 @@ DEFAULTS: dict[str, Any] = {
     "SOCKETIO_BACKLOG_SOFT_BYTES": 1024 * 1024,
     "SOCKETIO_BACKLOG_HARD_BYTES": 8 * 1024 * 1024,
     "SOCKETIO_LAG_SECONDS": 30,
-    # The HTTP server (webapp/server.py, docs/limits.md)
-    "SERVER_REQUEST_TIMEOUT_SECONDS": 10.0,  # a request must arrive within it; socket timeout
-    "SERVER_MAX_PENDING": 8192,  # connections whose request has not fully arrived
-    "SERVER_MAX_PENDING_PER_CLIENT": 256,
+    # Serving (webapp/serving.py, docs/limits.md): per gunicorn worker
     "SERVER_MAX_CONNECTIONS": 1000,  # requests and WebSockets served at once
     "SERVER_MAX_CONNECTIONS_PER_CLIENT": 100,
-    # A kept-alive connection waits this long for its next request, without a thread
-    # (0: every response closes its connection; at most 300).
+    # gunicorn's keep-alive: a kept-alive connection waits this long for its next request
+    # on its worker's poller, without a thread (0: every response closes its connection;
+    # at most 300).
     "SERVER_KEEPALIVE_SECONDS": 15.0,
     # Operations (webapp/metrics.py, webapp/logs.py): /metrics answers loopback clients,
     # and anyone with `Authorization: Bearer <METRICS_TOKEN>` when it is set.
@@ -108,8 +106,6 @@ class StartupError(Exception):
 
 _ENV_INTS = (
     "WORKERS",
-    "SERVER_MAX_PENDING",
-    "SERVER_MAX_PENDING_PER_CLIENT",
     "SERVER_MAX_CONNECTIONS",
     "SERVER_MAX_CONNECTIONS_PER_CLIENT",
     "SESSION_IDLE_SECONDS",
@@ -134,7 +130,6 @@ _ENV_INTS = (
     "CLASS_PIN_TRIES_PER_MINUTE",
 )
 _ENV_FLOATS = (
-    "SERVER_REQUEST_TIMEOUT_SECONDS",
     "SERVER_KEEPALIVE_SECONDS",
     "SESSION_CPU_SHARE",
     "SESSION_CPU_BURST_SECONDS",

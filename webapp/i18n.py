@@ -199,14 +199,11 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "Something went wrong on the server; nothing was saved. Try again in a moment.",
         "zh": "服务器出错了，没有保存任何内容。请稍后再试。",
     },
-    # The HTTP server's own refusals (webapp/server.py)
+    # Refusals of connections: webapp/serving.py (too many at once) and deploy/nginx.conf
+    # (a head too large; its JSON says the same words)
     "too_many_connections": {
         "en": "The server is serving as many connections as it can. Try again in a few seconds.",
         "zh": "服务器的连接数已经满了。请过几秒再试。",
-    },
-    "request_timeout": {
-        "en": "The request did not arrive in time.",
-        "zh": "请求没有按时到达。",
     },
     "request_head_too_large": {
         "en": "The request's headers are too large.",

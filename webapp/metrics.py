@@ -16,7 +16,7 @@ What is measured (each app has its own registry: several apps in one process sta
   code (`session_busy` and `client_busy` are the CPU budget's; `rate_limited`, ...;
   HTTP ones like `share_cpu_busy` too), share links created;
 - gauges read at scrape time: sessions by state (playing, paused), open tabs, Socket.IO
-  connections, HTTP connections being served and waiting (webapp/server.py), the share
+  connections, HTTP connections being served (webapp/serving.py), the share
   store's size, the session records written (bytes, writes: webapp/records.py), and
   readiness.
 
@@ -172,13 +172,8 @@ class _StateCollector(Collector):
         if server is not None:
             yield GaugeMetricFamily(
                 "playground_http_connections_served",
-                "Requests and WebSockets being served (each holds a thread).",
+                "Requests and WebSockets being served by this worker (each holds a thread).",
                 value=server.served,
-            )
-            yield GaugeMetricFamily(
-                "playground_http_connections_waiting",
-                "Connections waiting for their request without a thread (new or kept alive).",
-                value=len(server.gate),
             )
         store = app.extensions.get("playground.share_store")
         if store is not None:

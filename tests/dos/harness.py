@@ -38,6 +38,7 @@ import websocket
 ROOT = Path(__file__).resolve().parents[2]
 # Ceilings for our own runs, not assertions: a server past them is killed.
 HARD_RSS_MB = 1500
+FRONTS = ("bare", "nginx")
 ADDRESS_SPACE_GB = 12
 
 
@@ -52,18 +53,26 @@ def _limits(address_space_gb: int) -> Any:
 
 
 class LiveServer:
-    """The playground as a real process on a free loopback port."""
+    """The playground as a real process on a free loopback port: `pod-playground` itself
+    (`front="bare"`: gunicorn, webapp/serving.py), or behind nginx with deploy/nginx.conf
+    (`front="nginx"`, tests/integration/stack.py), where `url` and `port` are nginx's and
+    `upstream_port` the playground's. /proc figures (RSS, threads, CPU) are the serving
+    worker's, not gunicorn's arbiter's."""
 
     def __init__(
         self,
         env: dict[str, str] | None = None,
         directory: Path | None = None,
         address_space_gb: int = ADDRESS_SPACE_GB,
+        front: str = "bare",
     ):
+        assert front in FRONTS, front
+        self.front = front
         self._tmp = None if directory else tempfile.TemporaryDirectory(prefix="dos-")
         self.directory = Path(directory or self._tmp.name)  # type: ignore[union-attr]
         self.stderr_path = self.directory / "server.err"
         self._stderr = open(self.stderr_path, "w")  # noqa: SIM115 - closed in stop()
+        self.nginx: Any = None
         self.process = subprocess.Popen(
             [sys.executable, "-m", "webapp", "--port", "0"],
             cwd=ROOT,
@@ -71,6 +80,8 @@ class LiveServer:
                 **os.environ,
                 "PLAYGROUND_DB": str(self.directory / "links.sqlite3"),
                 "PYTHONUNBUFFERED": "1",
+                # nginx's address, as the playground sees it (deploy/nginx.conf)
+                **({"PLAYGROUND_TRUSTED_PROXIES": "127.0.0.1"} if front == "nginx" else {}),
                 **(env or {}),
             },
             stdin=subprocess.DEVNULL,
@@ -80,13 +91,26 @@ class LiveServer:
             preexec_fn=_limits(address_space_gb),
         )
         assert self.process.stdout is not None
-        ready, _, _ = select.select([self.process.stdout], [], [], 60)
-        line = self.process.stdout.readline() if ready else ""
+        line = self._line()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         if not match:
             self.stop()
             raise RuntimeError(f"the server printed no URL: {line!r}\n{self.stderr()}")
-        self.port = int(match.group(1))
+        self.upstream_port = int(match.group(1))
+        self.pid = self.process.pid
+        line = self._line()
+        worker = re.search(r"worker (\d+) ready", line)
+        if not worker:
+            self.stop()
+            raise RuntimeError(f"no worker started: {line!r}\n{self.stderr()}")
+        self.pid = int(worker.group(1))
+        self.port = self.upstream_port
+        if front == "nginx":
+            from tests.integration.stack import Nginx, need_binaries
+
+            need_binaries()
+            self.nginx = Nginx(self.directory / "nginx", self.upstream_port)
+            self.port = self.nginx.port
         self.url = f"http://127.0.0.1:{self.port}"
         self.peak_rss_mb = 0.0
         self.killed_for_memory = False
@@ -94,11 +118,16 @@ class LiveServer:
         self._watchdog = threading.Thread(target=self._watch, daemon=True)
         self._watchdog.start()
 
+    def _line(self) -> str:
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], 60)
+        return self.process.stdout.readline() if ready else ""
+
     # -- /proc -----------------------------------------------------------------------------
 
     def _status(self, field: str) -> int:
         try:
-            text = Path(f"/proc/{self.process.pid}/status").read_text()
+            text = Path(f"/proc/{self.pid}/status").read_text()
         except OSError:
             return 0
         match = re.search(rf"^{field}:\s+(\d+)", text, re.M)
@@ -112,7 +141,7 @@ class LiveServer:
 
     def cpu_seconds(self) -> float:
         try:
-            stat = Path(f"/proc/{self.process.pid}/stat").read_text()
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
         except OSError:
             return 0.0
         fields = stat[stat.rindex(")") + 2 :].split()
@@ -125,6 +154,8 @@ class LiveServer:
             if rss > HARD_RSS_MB:
                 self.killed_for_memory = True
                 self.process.send_signal(signal.SIGKILL)
+                with contextlib.suppress(OSError):
+                    os.kill(self.pid, signal.SIGKILL)
                 return
             time.sleep(0.05)
 
@@ -141,10 +172,13 @@ class LiveServer:
 
     def stop(self) -> None:
         self._watching = False
+        if self.nginx is not None:
+            self.nginx.stop()
+            self.nginx = None
         if self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(timeout=5)
+                self.process.wait(timeout=30)  # the drain of gunicorn's workers
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)

@@ -43,7 +43,7 @@ def metric(server: LiveServer, name: str) -> float:
 def file_writes(server: LiveServer) -> int:
     """Bytes the server process passed to write() (files: the database and its WAL, the
     log; a socket's sends are not counted)."""
-    text = Path(f"/proc/{server.process.pid}/io").read_text()
+    text = Path(f"/proc/{server.pid}/io").read_text()
     return int(re.search(r"^wchar: (\d+)", text, re.M).group(1))  # type: ignore[union-attr]
 
 

@@ -1,5 +1,13 @@
 """Denial of service against a real server process (issue 12): seek storms, session floods,
-a silent reader, huge shares, half-open requests, malformed and oversized packets.
+a silent reader, huge shares, half-open requests, slowloris, connection floods, malformed
+and oversized packets.
+
+Application attacks (seek storms, session floods, shares, malformed and oversized
+messages, teachers' far questions) run against the bare `pod-playground` (gunicorn) and
+against nginx with deploy/nginx.conf in front (`front`: "bare", "nginx"); connection
+attacks (half-open requests, slowloris, connection floods, silent readers) against nginx +
+gunicorn only, the layout docs/hosting.md prescribes: holding connections is nginx's job
+(issue 22 item 2).
 
 Each test starts `python -m webapp --port 0` (tests/dos/harness.py), lets a legitimate
 player play a built-in scenario at 1x, attacks, and asserts what the issue asks:
@@ -12,20 +20,25 @@ A test reports every broken bound at once, with the figures it measured.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import socketio
+import websocket
 
 from tests.dos.harness import (
+    FRONTS,
     LiveServer,
     Player,
     RawClient,
     half_open_requests,
+    loopback_socket,
     server_problems,
     wait_until,
 )
@@ -54,9 +67,19 @@ SETUP_CPU_SECONDS = 48.0
 SETUP_WALL_LIMIT = 600.0
 
 
+@pytest.fixture(params=FRONTS)
+def front(request: pytest.FixtureRequest) -> str:
+    """What the attackers reach: the playground itself, or nginx in front of it."""
+    return str(request.param)
+
+
+# The connection attacks: against nginx in front of gunicorn only.
+behind_nginx = pytest.mark.parametrize("front", ["nginx"])
+
+
 @pytest.fixture
-def server() -> Iterator[LiveServer]:
-    server = LiveServer()
+def server(front: str) -> Iterator[LiveServer]:
+    server = LiveServer(front=front)
     yield server
     server.stop()
 
@@ -152,8 +175,8 @@ def test_a_first_seek_storm_in_crash_looping_runs_stalls_no_other_player(
     assert not problems, "\n".join(problems)
 
 
-def test_a_session_flood_does_not_lock_out_newcomers() -> None:
-    server = LiveServer(env={"PLAYGROUND_MAX_SESSIONS": "100"})
+def test_a_session_flood_does_not_lock_out_newcomers(front: str) -> None:
+    server = LiveServer(env={"PLAYGROUND_MAX_SESSIONS": "100"}, front=front)
     player = None
     attackers: list[RawClient] = []
     try:
@@ -188,6 +211,7 @@ def test_a_session_flood_does_not_lock_out_newcomers() -> None:
         server.stop()
 
 
+@behind_nginx
 def test_silent_readers_cost_bounded_memory(server: LiveServer, player: Player) -> None:
     """Two clients that never read while their sessions play the worst scenario at 100x:
     the server keeps the latest state for them, not a queue of every tick."""
@@ -262,11 +286,11 @@ def share_text(i: int) -> str:
     return POD + (f"# {i} " + "x" * filler)[:filler] + "\n"
 
 
-def test_share_posts_from_many_clients_meet_a_global_budget() -> None:
+def test_share_posts_from_many_clients_meet_a_global_budget(front: str) -> None:
     """150 posts at the size cap from 10 addresses (15 each: within the per-address limit)
     with a global budget of 100 a minute (PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL): some
     are refused (429/503), and every answer is JSON."""
-    with LiveServer(env={"PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL": "100"}) as server:
+    with LiveServer(env={"PLAYGROUND_SHARE_POSTS_PER_MINUTE_GLOBAL": "100"}, front=front) as server:
         statuses: dict[int, int] = {}
         problems = []
         for i in range(150):
@@ -283,11 +307,11 @@ def test_share_posts_from_many_clients_meet_a_global_budget() -> None:
         assert not problems, "\n".join(problems)
 
 
-def test_the_share_database_has_a_size_cap() -> None:
+def test_the_share_database_has_a_size_cap(front: str) -> None:
     """With a 2 MB cap (PLAYGROUND_SHARE_DB_MAX_BYTES), 60 links of 64 KiB are refused with
     507 once it is reached, in JSON, and nothing more is stored after that."""
     cap = 2_000_000
-    with LiveServer(env={"PLAYGROUND_SHARE_DB_MAX_BYTES": str(cap)}) as server:
+    with LiveServer(env={"PLAYGROUND_SHARE_DB_MAX_BYTES": str(cap)}, front=front) as server:
         statuses: list[int] = []
         problems = []
         for i in range(60):
@@ -306,6 +330,7 @@ def test_the_share_database_has_a_size_cap() -> None:
         assert not problems, "\n".join(problems)
 
 
+@behind_nginx
 def test_half_open_requests_hold_no_threads_and_stall_nobody(
     server: LiveServer, player: Player
 ) -> None:
@@ -328,6 +353,121 @@ def test_half_open_requests_hold_no_threads_and_stall_nobody(
         problems.append(f"600 half-open requests: {baseline} -> {threads} server threads")
     if health != 200:
         problems.append(f"GET /healthz during the attack: {health}")
+    assert not problems, "\n".join(problems)
+
+
+def healthz(server: LiveServer, source: str = "127.0.0.1") -> int | str:
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", server.port, timeout=5, source_address=(source, 0)
+    )
+    try:
+        connection.request("GET", "/healthz")
+        return connection.getresponse().status
+    except OSError as error:
+        return repr(error)
+    finally:
+        connection.close()
+
+
+@behind_nginx
+def test_slowloris_holds_no_threads_and_is_closed_by_nginx(
+    server: LiveServer, player: Player
+) -> None:
+    """300 connections from 300 addresses that send a request head one byte every half
+    second (each byte well within any read timeout, the head never complete): nginx holds
+    them, the playground never sees them, and nginx closes each at its header timeout
+    (client_header_timeout, deploy/nginx.conf)."""
+    baseline = server.threads()
+    sockets = []
+    head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"a" * 4000
+    for i in range(300):
+        sock = loopback_socket(server.port, f"127.0.{3 + i // 250}.{2 + i % 250}")
+        sock.setblocking(False)
+        sockets.append(sock)
+    start = time.monotonic()
+    open_ = set(range(len(sockets)))
+    sent = 0
+    threads = baseline
+    health: int | str = 200
+    # Trickle until nginx has closed every one of them (a generous bound stops a hung run).
+    while open_ and sent < len(head) and time.monotonic() < start + 60:
+        for i in list(open_):
+            try:
+                sockets[i].send(head[sent : sent + 1])
+                if sockets[i].recv(1024, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                    open_.discard(i)
+            except BlockingIOError:
+                pass
+            except OSError:
+                open_.discard(i)
+        sent += 1
+        if sent == 6:  # all of them are trickling: measure during the attack
+            threads = server.threads()
+            health = healthz(server)
+        time.sleep(0.5)
+    end = time.monotonic()
+    for sock in sockets:
+        with contextlib.suppress(OSError):
+            sock.close()
+    problems = problems_of(server, player, (start, end))
+    if open_:
+        problems.append(f"{len(open_)} of 300 slowloris connections still open after {sent} bytes")
+    if threads > baseline + EXTRA_THREADS_BOUND:
+        problems.append(f"300 slowloris connections: {baseline} -> {threads} server threads")
+    if health != 200:
+        problems.append(f"GET /healthz during the attack: {health}")
+    assert not problems, "\n".join(problems)
+
+
+@behind_nginx
+def test_a_connection_flood_stalls_nobody_and_websockets_per_address_are_bounded(
+    server: LiveServer, player: Player
+) -> None:
+    """1500 TCP connections that send nothing, from 6 addresses, and 130 WebSockets from
+    one more: nginx holds the idle ones without the playground's threads, one address gets
+    at most its SERVER_MAX_CONNECTIONS_PER_CLIENT (100) WebSockets and a JSON refusal past
+    them, and a newcomer is served throughout."""
+    baseline = server.threads()
+    idle = []
+    start = time.monotonic()
+    for i in range(1500):
+        with contextlib.suppress(OSError):
+            idle.append(loopback_socket(server.port, f"127.0.5.{2 + i % 6}"))
+    tabs: list[RawClient] = []
+    refusals: list[str] = []
+    for _ in range(130):
+        try:
+            tabs.append(RawClient(server, source="127.0.6.2"))
+        except websocket.WebSocketBadStatusException as error:
+            body = (error.resp_body or b"").decode(errors="replace")
+            refusals.append(f"{error.status_code} {body}")
+    threads = server.threads()
+    health = healthz(server, source="127.0.7.2")
+    newcomer = RawClient(server, source="127.0.7.3")
+    newcomer.emit("join", {})
+    joined = wait_until(lambda: b'"snapshot"' in newcomer.seen, 10)
+    end = time.monotonic()
+    problems = problems_of(server, player, (start, end), [*tabs, newcomer])
+    if len(tabs) > 100:
+        problems.append(f"one address holds {len(tabs)} WebSockets (bound 100)")
+    bad = [r for r in refusals if not (r.startswith(("503", "429")) and '"code"' in r)]
+    if bad or len(tabs) + len(refusals) != 130:
+        problems.append(f"refusals that are not JSON 503/429: {bad[:3]}")
+    # A WebSocket holds four threads (gunicorn's for its request, simple-websocket's reader,
+    # engine.io's writer and its ping task); the idle connections none.
+    if threads > baseline + 4 * len(tabs) + EXTRA_THREADS_BOUND:
+        problems.append(
+            f"{len(tabs)} WebSockets and 1500 idle connections: {baseline} -> {threads} threads"
+        )
+    if health != 200:
+        problems.append(f"GET /healthz during the flood: {health}")
+    if not joined:
+        problems.append(f"a newcomer could not start a session: {newcomer.seen[:200]!r}")
+    for client in [*tabs, newcomer]:
+        client.close()
+    for sock in idle:
+        with contextlib.suppress(OSError):
+            sock.close()
     assert not problems, "\n".join(problems)
 
 

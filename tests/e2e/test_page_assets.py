@@ -13,7 +13,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.web.live import serve_with_server
+from tests.web.live import Served
 
 # 206,445 B measured after issues 20, 21, 26 and 27 landed (the cluster map, menus, the
 # teacher's link and PIN, the diagram's step rules, both catalogues' new strings); issue 23
@@ -112,8 +112,11 @@ def test_first_and_repeat_visit_bytes_and_headers(browser: Browser, base_url: st
 def test_our_server_keeps_the_page_requests_on_few_connections(
     browser: Browser, tmp_path: Path
 ) -> None:
-    """Through the server `pod-playground` runs (webapp/server.py), with keep-alive."""
-    with serve_with_server(tmp_path) as (_app, url, _server):
+    """Through the server `pod-playground` runs (gunicorn, webapp/serving.py), with its
+    keep-alive."""
+    served = Served(tmp_path)
+    try:
+        url = served.url
         context = browser.new_context()
         page = context.new_page()
         wire = Wire(page)
@@ -125,3 +128,5 @@ def test_our_server_keeps_the_page_requests_on_few_connections(
         assert 1 <= len(wire.connections) <= 6, wire.connections
         assert wire.headers[url + "/"].get("connection") == "keep-alive"
         context.close()
+    finally:
+        served.stop()

@@ -18,7 +18,8 @@ from tests.e2e.pagekit import open_scenario, pause, play, wait_until_now
 
 
 class Server:
-    """`python -m webapp --port 0` as a real process, so it can be killed for real."""
+    """`python -m webapp --port 0` as a real process tree (gunicorn's arbiter and its
+    worker, in a process group of their own), so it can be killed for real."""
 
     def __init__(self, db: Path, cwd: Path) -> None:
         env = {**os.environ, "PLAYGROUND_DB": str(db)}
@@ -30,6 +31,7 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            start_new_session=True,
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
@@ -38,7 +40,8 @@ class Server:
         self.url = match.group(1)
 
     def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
+        """kill -9 of the whole server: the arbiter and its workers at once."""
+        os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
 

@@ -112,7 +112,7 @@ def test_the_probes_ask_what_the_app_answers(base: dict[str, dict[str, Any]]) ->
 
 
 def test_the_grace_period_holds_prestop_and_the_drain(base: dict[str, dict[str, Any]]) -> None:
-    from webapp import workers
+    from webapp import serving
 
     spec = base["Deployment"]["spec"]["template"]["spec"]
     container = spec["containers"][0]
@@ -120,7 +120,7 @@ def test_the_grace_period_holds_prestop_and_the_drain(base: dict[str, dict[str, 
     # The readiness probe notices a drain (/readyz 503) within period x threshold, and
     # endpoints removal runs beside preStop: SIGTERM comes after the proxies stopped.
     assert pre_stop >= 5
-    assert spec["terminationGracePeriodSeconds"] >= pre_stop + 10 * workers.FLUSH_SECONDS
+    assert spec["terminationGracePeriodSeconds"] >= pre_stop + 10 * serving.FLUSH_SECONDS
 
 
 def test_the_image_runs_as_the_user_the_pod_asks_for_on_a_read_only_root(

@@ -1,7 +1,7 @@
 """Session records without Redis (SQLite, one process): a session written by one app is
 rebuilt by the next on the same database with the same history; what the keeper does when
 a session is freed, handed over or its lease lost; and SIGTERM of `python -m webapp`
-drains so that a restart resumes the session (webapp/records.py, webapp/workers.py)."""
+drains so that a restart resumes the session (webapp/records.py, webapp/serving.py)."""
 
 from __future__ import annotations
 

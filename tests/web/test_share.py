@@ -234,6 +234,7 @@ def _start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        start_new_session=True,  # gunicorn's arbiter and worker: killed together below
     )
     assert process.stdout is not None
     line = process.stdout.readline()  # "Pod Lifecycle Playground on http://127.0.0.1:PORT/"
@@ -258,7 +259,7 @@ def test_an_acknowledged_link_survives_kill_9_and_a_restart(tmp_path: Path) -> N
         assert answer.status_code == 201
         link = answer.json()["id"]
     finally:
-        process.send_signal(signal.SIGKILL)
+        os.killpg(process.pid, signal.SIGKILL)  # kill -9 of the whole server
         process.wait(10)
     process, url = _start_server(db)
     try:
@@ -267,5 +268,5 @@ def test_an_acknowledged_link_survives_kill_9_and_a_restart(tmp_path: Path) -> N
         assert stored.json() == {**body, "at": 0.0}
         assert requests.get(f"{url}/s/{link}", timeout=10).status_code == 200
     finally:
-        process.send_signal(signal.SIGKILL)
+        os.killpg(process.pid, signal.SIGKILL)  # kill -9 of the whole server
         process.wait(10)

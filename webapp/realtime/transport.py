@@ -177,9 +177,11 @@ class TrackedWebSocket(SimpleWebSocketWSGI):  # type: ignore[misc]
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         # `self.app` is the bound `Socket._websocket_handler` of the connection's Socket.
         eio_socket = getattr(self.app, "__self__", None)
-        raw = environ.get("werkzeug.socket")
+        # gunicorn's socket (what `pod-playground` serves with), or Werkzeug's (the
+        # in-process servers of the tests).
+        raw = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
         if raw is not None:
-            # Blocking, without the HTTP server's request timeout: simple-websocket writes
+            # Blocking, without any HTTP server's timeout: simple-websocket writes
             # frames with `socket.send` and ignores a partial write, which a socket with a
             # timeout (non-blocking underneath) can make, corrupting the stream. A dead peer
             # is ended by engine.io's ping timeout, whose disconnect shuts the socket down
