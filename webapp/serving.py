@@ -42,6 +42,7 @@ worker").
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -215,6 +216,9 @@ class _Released:
 # -- gunicorn ---------------------------------------------------------------------------------
 
 
+LIMIT_REQUEST_LINE = 8190  # bytes; gunicorn's largest (0 would be no limit at all)
+
+
 class PlaygroundWorker(ThreadWorker):  # type: ignore[misc]
     """gunicorn's threaded worker whose SIGTERM (and SIGINT) drains the playground first."""
 
@@ -243,6 +247,31 @@ class PlaygroundWorker(ThreadWorker):  # type: ignore[misc]
             say(f"worker {os.getpid()} drained: {written} sessions written")
         except Exception:  # pragma: no cover - reported, the worker still exits
             self.log.exception("drain failed")
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """A request line or head over gunicorn's limits (LIMIT_REQUEST_LINE, its header
+        limits) is answered in the Kubernetes API's Status shape, which a session's API
+        clients read and the page's never meet; every other error as gunicorn does."""
+        from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
+
+        if not isinstance(exc, LimitRequestLine | LimitRequestHeaders):
+            super().handle_error(req, client, addr, exc)
+            return
+        if isinstance(exc, LimitRequestLine):
+            status, reason = 414, "URI Too Long"
+        else:
+            status, reason = 431, "Request Header Fields Too Large"
+        body = json.dumps({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": f"{reason}: {exc}", "code": status,
+        }).encode()  # fmt: skip
+        head = (
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+        with contextlib.suppress(OSError):
+            client.sendall(head.encode("ascii") + body)
 
     def run(self) -> None:
         super().run()  # returns once no connection is left (or at graceful_timeout)
@@ -338,6 +367,9 @@ def gunicorn_settings(
         "worker_connections": 2 * max_connections + 16,
         "keepalive": math.ceil(keepalive_seconds(config.get("SERVER_KEEPALIVE_SECONDS", 15.0))),
         "backlog": 2048,
+        # The request line (a URL with a long label selector) and head: gunicorn's
+        # largest line; past it 414 in the Status shape (PlaygroundWorker.handle_error).
+        "limit_request_line": LIMIT_REQUEST_LINE,
         "timeout": 30,  # a worker silent that long (its main loop, not a request) is killed
         "graceful_timeout": int(DRAIN_SECONDS) + 5,
         # X-Forwarded-Proto (the scheme Socket.IO's same-origin check compares) is believed

@@ -394,7 +394,7 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
     state = state_of(current_app)
     state.open_watch(session.id, client)
     manager = _realtime().manager
-    client_socket = request.environ.get("werkzeug.socket")
+    client_socket = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
     first = [obj for obj in sorted(items, key=_sort_key)
              if _in_scope(obj, res, namespace) and _matches(obj, lsel, fsel)]  # fmt: skip
     send_initial = since is None or initial
@@ -964,7 +964,7 @@ def _logs(session: Any, namespace: str, name: str, client: str) -> Response:
     state = state_of(current_app)
     state.open_watch(session.id, client)
     manager = _realtime().manager
-    client_socket = request.environ.get("werkzeug.socket")
+    client_socket = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
     seen = len(session.sim.logs_by_container_id(name).get(container_id) or [])
 
     def stream() -> Iterator[bytes]:

@@ -17,7 +17,6 @@ import contextlib
 import hashlib
 import json
 import struct
-from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, request
@@ -104,7 +103,8 @@ def serve(token: str, namespace: str, name: str) -> Any:
             result = session.sim.exec_result
     except ApiError as error:
         return status_response(error)
-    sock = request.environ.get("werkzeug.socket")
+    gunicorn = request.environ.get("gunicorn.socket")
+    sock = gunicorn or request.environ.get("werkzeug.socket")
     accept = base64.b64encode(hashlib.sha1((key + WEBSOCKET_GUID).encode()).digest()).decode()
     handshake = (
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -120,16 +120,25 @@ def serve(token: str, namespace: str, name: str) -> Any:
     out.append(_frame(struct.pack("!H", 1000), opcode=0x8))
     data = b"".join(out)
 
-    def answered() -> Iterator[bytes]:
-        # The 101 and the frames go on the socket itself; ending the body with
-        # ConnectionError before it yields makes Werkzeug write no response of its own
-        # (serving.py WSGIRequestHandler.run_wsgi: a dropped connection).
-        with contextlib.suppress(OSError):
-            sock.sendall(data)
-        raise ConnectionError("the WebSocket was answered on the socket itself")
-        yield b""  # a generator: Flask hands it to the server unread
+    return _Answered(sock, data, gunicorn is not None)
 
-    return Response(answered(), status=200, direct_passthrough=True)
+
+class _Answered(Response):
+    """The 101 and the frames go on the socket itself; then the server must write nothing
+    of its own: gunicorn closes the connection quietly on StopIteration from the app (its
+    workers' `handle`, as Flask-Sock ends a WebSocket), Werkzeug on ConnectionError
+    (serving.py WSGIRequestHandler.run_wsgi: a dropped connection)."""
+
+    def __init__(self, sock: Any, data: bytes, gunicorn: bool) -> None:
+        super().__init__(status=200)
+        self._sock, self._data, self._gunicorn = sock, data, gunicorn
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        with contextlib.suppress(OSError):
+            self._sock.sendall(self._data)
+        if self._gunicorn:
+            raise StopIteration
+        raise ConnectionError("the WebSocket was answered on the socket itself")
 
 
 def _tty() -> bool:
