@@ -329,8 +329,11 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
   const planStep = h("span", { class: "class-plan-step", id: "class-plan-step" });
   const planTimer = h("span", { class: "class-plan-timer", id: "class-plan-timer", role: "timer", hidden: true });
   const planNext = h("button", { type: "button", class: "button button-primary", id: "class-next", on: { click: () => socket.emit("class:next", {}) } });
+  // A step that cannot be done now (a question too costly to compute, say) is passed by.
+  const planSkip = h("button", { type: "button", class: "button class-plan-skip", id: "class-skip",
+    on: { click: () => socket.emit("class:next", { skip: true }) } });
   const planBar = h("div", { class: "class-plan", id: "class-plan", hidden: true }, planStep, planTimer,
-    role === "teacher" ? planNext : null);
+    role === "teacher" ? planNext : null, role === "teacher" ? planSkip : null);
   let timerEnds = null;
   setInterval(renderTimer, 1000);
   function renderTimer() {
@@ -362,7 +365,9 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
     setText(planStep, plan.current ? `${head}: ${stepText(plan.current)}` : i18n.t("class.plan.ready", { title: text(plan.title) }));
     planStep.title = [text(plan.title), upcoming ? i18n.t("class.plan.upcoming", { step: stepText(upcoming) }) : ""].filter(Boolean).join("\n");
     setText(planNext, i18n.t(plan.step + 1 >= plan.total ? "class.plan.done" : "class.plan.next"));
-    planNext.disabled = plan.step + 1 >= plan.total;
+    planNext.disabled = planSkip.disabled = plan.step + 1 >= plan.total;
+    setText(planSkip, i18n.t("class.plan.skip"));
+    planSkip.title = upcoming ? i18n.t("class.plan.upcoming", { step: stepText(upcoming) }) : "";
     timerEnds = plan.timer ? Date.now() + plan.timer.remaining * 1000 : null;
     renderTimer();
   }
