@@ -67,8 +67,9 @@ export function mount(root) {
   const apply = h("button", { type: "button", class: "button button-primary", id: "apply", "data-i18n": "editor.apply",
     on: { click: () => applyNow() } });
   const startOver = h("button", { type: "button", class: "button", id: "start-over", "data-i18n": "editor.startOver",
+    "data-i18n-title": "editor.startOver.title",
     on: { click: () => startOverNow() } });
-  const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint" });
+  const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint", "data-i18n-title": "editor.apply.hint" });
   summary = h("p", { class: "editor-summary", id: "editor-summary", role: "status", "aria-live": "polite" });
   list = h("ol", { class: "error-list", id: "error-list" });
   resultBox = h("div", { class: "apply-result", id: "apply-result", role: "status", "aria-live": "polite", hidden: true });

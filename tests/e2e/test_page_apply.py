@@ -88,7 +88,7 @@ def test_apply_rolls_out_revision_2_without_the_clock_going_back(
     expect(kubectl).to_contain_text('deployment "nginx-deployment" successfully rolled out')
     expect(page.locator(".cluster-revision")).to_contain_text(["revision 2"])
     page.click('.lang-button[data-lang="zh"]')
-    expect(page.locator("#apply-mode")).to_contain_text("kubectl apply 在第")
+    expect(page.locator("#apply-mode")).to_contain_text("kubectl 在第")
     expect(page.locator("#start-over")).to_have_text("从这份 YAML 重新开始")
     page.click('.lang-button[data-lang="en"]')
     page.screenshot(path=str(artifacts / "apply-revision-2.png"))
