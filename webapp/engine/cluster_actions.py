@@ -50,7 +50,6 @@ FIELDS = {
     "uncordon": ("node",),
     "apply": ("yaml",),
     "update": ("yaml",),
-    "exec": ("name", "container", "command"),
     "focus": ("name",),
 }
 # Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
@@ -93,6 +92,15 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
     if not isinstance(action, dict):
         raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
     word = action.get("action")
+    if word == "exec":  # any Pod of the cluster (`pod`), the focus Pod without one
+        name = action.get("pod", sim.focus_name)
+        run = sim.runs.get(name) if isinstance(name, str) else None
+        if run is None or run.pod_removed:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": _shown(name)},
+                              f'pods "{str(name)[:253]}" not found')  # fmt: skip
+        checked = validate_action(run, action)
+        checked["_run"] = run
+        return checked
     if word in FOCUS_POD_ACTIONS:
         run = sim.runs.get(sim.focus_name or "")
         if run is None:
@@ -109,14 +117,6 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
                           f"{word} takes no field {_shown(extra[0])}.")  # fmt: skip
     checked = dict(action)
-    if word == "exec":  # in the named Pod's own run (engine/actions.py)
-        name = _string(action, "name")
-        run = sim.runs.get(name)
-        if run is None or run.pod_removed:
-            raise ActionError("unknown_object", {"kind": "Pod", "name": name},
-                              f'pods "{name}" not found')  # fmt: skip
-        inner = validate_action(run, {k: v for k, v in action.items() if k != "name"})
-        return {**inner, "_run": run, "name": name}
     if word == "delete":
         if action.get("kind", "Pod") != "Pod":
             raise ActionError("bad_field", {"field": "kind"}, "delete takes kind Pod here.")
@@ -250,16 +250,13 @@ def _changed_spec(obj: dict, spec: dict) -> None:
     obj["metadata"]["generation"] = obj["metadata"].get("generation", 1) + 1
 
 
-def perform(sim: ClusterSimulation, action: dict) -> None:
+def perform(sim: ClusterSimulation, action: dict) -> dict | None:
     word = action["action"]
     if word in FOCUS_POD_ACTIONS or word == "exec":
         run = action.pop("_run")
-        action.pop("name", None) if word == "exec" else None
-        perform_action(run, action)
-        if word == "exec":
-            sim.exec_result = run.exec_result
+        answer = perform_action(run, action)
         sim.sync()
-        return
+        return answer
     if word == "delete":
         grace = action.get("gracePeriodSeconds")
         force = bool(action.get("force"))
