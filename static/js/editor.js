@@ -1,5 +1,7 @@
 // The YAML editor: CodeMirror 6 with YAML highlighting, a lint gutter and the server's
-// located errors as diagnostics, an Apply button and the errors listed in words.
+// located errors as diagnostics, the errors listed in words, and two ways to use the text:
+// Apply is `kubectl apply` to the running session (the clock and history go on, the answer
+// is kubectl's lines), "Start over from this YAML" runs the text anew from second 0.
 import {
   EditorState, EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
   drawSelection, highlightSpecialChars, defaultKeymap, history, historyKeymap,
@@ -12,6 +14,8 @@ import { t, lang } from "./i18n.js";
 const DRAFT_KEY = "pod-playground.draft"; // sessionStorage: one draft per tab
 let view = null;
 let loaded = { session: null, yaml: null };
+let applied = null; // {session, yaml}: the text last kubectl-applied to that session
+let result = null; // {mode: "apply"|"restart", lines, simulationKept, now}: the last answer
 let loading = false; // text put in by the page (a snapshot, a restored draft), not typed
 let offer = null; // the draft found at load time, offered back with the first snapshot
 let offerBox;
@@ -20,6 +24,7 @@ let serverMessage = null;
 let shownLang = null;
 let list;
 let summary;
+let resultBox;
 const label = new Compartment();
 
 // Chromium's own editing, replacing a selection that spans elements (lines, highlighted
@@ -61,16 +66,20 @@ export function mount(root) {
   shadow.append(h("link", { rel: "stylesheet", href: sheet }), frame);
   const apply = h("button", { type: "button", class: "button button-primary", id: "apply", "data-i18n": "editor.apply",
     on: { click: () => applyNow() } });
-  const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint" });
+  const startOver = h("button", { type: "button", class: "button", id: "start-over", "data-i18n": "editor.startOver",
+    "data-i18n-title": "editor.startOver.title",
+    on: { click: () => startOverNow() } });
+  const hint = h("span", { class: "hint", "data-i18n": "editor.apply.hint", "data-i18n-title": "editor.apply.hint" });
   summary = h("p", { class: "editor-summary", id: "editor-summary", role: "status", "aria-live": "polite" });
   list = h("ol", { class: "error-list", id: "error-list" });
+  resultBox = h("div", { class: "apply-result", id: "apply-result", role: "status", "aria-live": "polite", hidden: true });
   offerBox = h("div", { class: "draft-offer", id: "draft-offer", role: "alert", hidden: true },
     h("span", { "data-i18n": "editor.draft.found" }),
     h("button", { type: "button", class: "button button-primary", id: "draft-restore", "data-i18n": "editor.draft.restore",
       on: { click: () => restoreDraft() } }),
     h("button", { type: "button", class: "button", id: "draft-discard", "data-i18n": "editor.draft.discard",
       on: { click: () => discardDraft() } }));
-  root.append(offerBox, host, h("div", { class: "editor-bar" }, apply, hint), summary, list);
+  root.append(offerBox, host, h("div", { class: "editor-bar" }, apply, startOver, hint), summary, resultBox, list);
   // The editor grows while focus is in its panel (css/layout.css, :focus-within). A press on
   // Apply or an error from outside the panel would move focus in, grow the editor and move
   // the button from under the pointer before the release: the click was lost. So a press on
@@ -107,12 +116,66 @@ export function mount(root) {
       shownLang = lang();
       view.dispatch({ effects: label.reconfigure(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })) });
       renderErrors();
+      renderResult();
     },
   };
 }
 
+let sent = null; // the text of the last Apply or Start over, until its answer
+
 function applyNow() {
-  emit("pg:apply", { yaml: text() });
+  sent = text();
+  emit("pg:apply", { yaml: sent });
+}
+
+function startOverNow() {
+  sent = text();
+  emit("pg:apply", { yaml: sent, restart: true });
+}
+
+/** The server's `applied`: which of the two happened, and kubectl's lines for an apply. */
+export function appliedArrived(answer, state) {
+  const mode = answer?.mode === "restart" ? "restart" : "apply";
+  result = {
+    mode,
+    lines: Array.isArray(answer?.lines) ? answer.lines.map(String) : [],
+    simulationKept: Boolean(answer?.simulationKept),
+    now: state.now,
+  };
+  if (mode === "apply") {
+    applied = { session: state.session, yaml: sent ?? text() };
+    saveDraft();
+  } else {
+    applied = null;
+  }
+  errors = [];
+  serverMessage = null;
+  view.dispatch(setDiagnostics(view.state, []));
+  renderErrors();
+  renderResult();
+}
+
+function renderResult() {
+  if (!resultBox) return;
+  if (!result) {
+    resultBox.hidden = true;
+    fill(resultBox);
+    return;
+  }
+  resultBox.hidden = false;
+  resultBox.dataset.mode = result.mode;
+  const said = result.mode === "restart"
+    ? t("editor.result.restart")
+    : t("editor.result.apply", { now: formatSeconds(result.now) });
+  fill(resultBox,
+    h("p", { class: "apply-mode", id: "apply-mode" }, said),
+    result.lines.length ? h("pre", { class: "apply-lines", id: "apply-lines" }, result.lines.join("\n")) : null,
+    result.simulationKept ? h("p", { class: "apply-note" }, t("editor.result.simulationKept")) : null);
+}
+
+function formatSeconds(value) {
+  const n = Number(value) || 0;
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
 }
 
 /** A snapshot may carry a new scenario text (a new session, a shared link): load it unless the learner is editing it. */
@@ -120,9 +183,22 @@ export function snapshotArrived(state) {
   const incoming = state.scenario?.yaml;
   if (typeof incoming !== "string") return;
   const newSession = state.session !== loaded.session;
-  const untouched = text() === (loaded.yaml ?? "");
+  if (newSession) {
+    result = null; // another run: the last apply's answer was about the old one
+    renderResult();
+  } else if (loaded.yaml !== null && incoming !== loaded.yaml) {
+    applied = null; // started over from another text (maybe by another tab of the session)
+  }
+  const untouched = text() === (loaded.yaml ?? "") || text() === appliedText(state.session);
+  // The first snapshot after a reload: the text last kubectl-applied to this session
+  // (kept with the draft) is what the editor showed; it comes back, as applied.
+  if (offer && offer.applied && offer.session === state.session && offer.base === incoming) {
+    applied = { session: state.session, yaml: offer.text };
+    offer = null;
+  }
   if (newSession || untouched || text() === incoming) {
-    if (text() !== incoming) replaceText(incoming);
+    const wanted = appliedText(state.session) ?? incoming;
+    if (text() !== wanted) replaceText(wanted);
     loaded = { session: state.session, yaml: incoming };
     // A scenario chosen on purpose replaces what was typed for the old one.
     if (!offer) saveDraft();
@@ -168,11 +244,18 @@ function readDraft() {
   }
 }
 
-/** The editor's text, kept for this tab while it differs from what the run was started with. */
+function appliedText(session) {
+  return applied && applied.session === session ? applied.yaml : null;
+}
+
+/** The editor's text, kept for this tab while it differs from what the run was started
+ * with (``applied``: it is the text last kubectl-applied to the session, not a draft). */
 function saveDraft() {
   try {
+    const isApplied = text() === appliedText(loaded.session);
     if (text() === (loaded.yaml ?? "")) sessionStorage.removeItem(DRAFT_KEY);
-    else sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ text: text(), base: loaded.yaml, session: loaded.session }));
+    else sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ text: text(), base: loaded.yaml, session: loaded.session,
+      applied: isApplied }));
   } catch {
     // Storage full or disabled: the draft lasts as long as the page.
   }
@@ -226,7 +309,7 @@ function renderErrors() {
     summary.className = "editor-summary is-error";
   } else {
     // The run is the text last applied: edits not applied yet are not what is running.
-    const edited = loaded.session && text() !== (loaded.yaml ?? "");
+    const edited = loaded.session && text() !== (appliedText(loaded.session) ?? loaded.yaml ?? "");
     setText(summary, !loaded.session ? "" : edited ? t("editor.unapplied") : t("editor.ok"));
     summary.className = edited ? "editor-summary is-unapplied" : "editor-summary";
   }

@@ -221,6 +221,10 @@ socket.on("tick", (msg) => {
   rebase();
   render();
 });
+socket.on("applied", (answer) => {
+  awaitingApply = false;
+  editor.appliedArrived(answer || {}, state);
+});
 socket.on("error", (err) => {
   if (joiningWithSession && err?.code === "session_elsewhere") {
     // Another worker still serves it and is letting it go (docs/workers.md): ask again.
@@ -252,20 +256,23 @@ on("pg:join", (source) => {
   if (source.scenario) history.replaceState(null, "", `/?scenario=${encodeURIComponent(source.scenario)}`);
   join(source);
 });
-on("pg:apply", ({ yaml }) => {
+// Apply is `kubectl apply` to the running session (the server answers `applied` with
+// kubectl's lines); Start over (`restart`) runs the text anew from second 0. Without a
+// session yet, the text starts one.
+on("pg:apply", ({ yaml, restart }) => {
   awaitingApply = true;
-  if (state.session) socket.emit("apply", { yaml });
+  if (state.session) socket.emit("apply", restart ? { yaml, restart: true } : { yaml });
   else join({ yaml });
 });
 // Restart: the same scenario text as a new history from second 0, paused (the server's
-// `apply` restarts the session's run; every tab of the session follows).
+// `apply` with `restart` restarts the session's run; every tab of the session follows).
 on("pg:reset", () => {
   if (!state.session || typeof state.scenario?.yaml !== "string") {
     join(initialSource());
     return;
   }
   socket.emit("clock", { op: "pause" });
-  socket.emit("apply", { yaml: state.scenario.yaml });
+  socket.emit("apply", { yaml: state.scenario.yaml, restart: true });
 });
 on("pg:clock", (detail) => socket.emit("clock", detail));
 on("pg:act", (action) => {

@@ -22,7 +22,7 @@ def test_the_cluster_strip_lists_the_pods_and_focus_follows_a_click(
     expect(page.locator("#cluster")).to_be_hidden()
     text = (ROOT / "scenarios/workloads/rolling-update.yaml").read_text(encoding="utf-8")
     set_editor_text(page, text)
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     strip = page.locator("#cluster")
     expect(strip).to_be_visible()
     pods = page.locator(".cluster-pod")

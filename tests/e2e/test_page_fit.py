@@ -587,7 +587,7 @@ def test_the_cluster_map_keeps_up_at_100_pods(page: Page) -> None:
     page.set_viewport_size({"width": 1280, "height": 720})
     open_scenario(page, "plain-pod")
     set_editor_text(page, HUNDRED)
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     expect(page.locator(".cluster-pod")).to_have_count(100, timeout=20_000)
     play(page, "10")
     expect(page.locator('.cluster-pod[data-status="Running"]')).to_have_count(100, timeout=40_000)

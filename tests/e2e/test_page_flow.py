@@ -59,7 +59,7 @@ def test_a_yaml_error_is_underlined_on_its_line_and_listed(page: Page) -> None:
     expect(page.locator("#editor-summary")).to_contain_text("1 error")
     # Fixing it and applying again clears the diagnostics and restarts the run.
     set_editor_text(page, broken.replace("    bogusField: 1\n", ""))
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     expect(underline).to_have_count(0)
     expect(page.locator("#error-list li")).to_have_count(0)
 

@@ -155,7 +155,7 @@ def test_a_hundred_pods_stay_usable(page: Page, artifacts: Path) -> None:
     page.set_viewport_size({"width": 1280, "height": 720})
     open_scenario(page, "plain-pod")
     set_editor_text(page, MANY)
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     expect(page.locator(".cluster-pod")).to_have_count(100)
     seek(page, 20)
     # at most 30 Pod lanes until asked, the rest counted

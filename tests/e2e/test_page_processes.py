@@ -50,7 +50,7 @@ def test_not_modelled_command_is_a_located_warning(page: Page) -> None:
             "    - java -jar /app.jar\n"
         ),
     )
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     warning = page.locator('#derived .derived-warning[data-code="not_modelled"]')
     expect(warning).to_contain_text("not modelled: “java” is treated as a long-running process")
     expect(warning).to_contain_text("command[2], script line 1 column 1")

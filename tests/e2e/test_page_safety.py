@@ -59,7 +59,7 @@ def test_markup_in_user_strings_is_shown_as_text(page: Page, artifacts: Path) ->
     errors = collect_errors(page)
     open_scenario(page, "plain-pod")
     set_editor_text(page, MARKED_UP)
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     expect(page.locator("#lesson-title")).to_have_text(f"Title {IMG} {BOLD}")
     expect(page.locator(".lesson-description")).to_have_text(f"Description {BOLD} {IMG}")
     expect(page.locator("#lesson-steps")).to_contain_text(f"Lesson {IMG} and {BOLD}")

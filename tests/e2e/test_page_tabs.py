@@ -62,7 +62,7 @@ def test_a_custom_scenario_is_duplicated_too(page: Page, context: BrowserContext
         "  - name: app\n    image: nginx:1.27\n"
     )
     set_editor_text(page, custom)
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     expect(page.locator("#editor-summary")).to_contain_text("No errors")
     copy = duplicate(context, page)
     assert copy.get_attribute("body", "data-session") != page.get_attribute("body", "data-session")

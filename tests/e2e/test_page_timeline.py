@@ -87,7 +87,7 @@ def test_a_long_container_name_is_cut_with_its_full_name_at_hand(page: Page) -> 
         f"  - name: {LONG}\n    image: nginx:1.27\n"
     )
     set_editor_text(page, manifest)
-    page.click("#apply")
+    page.click("#start-over")  # a new scenario: a restart (issue 17)
     page.click("#step")
     label = page.locator(f'.tl-label[data-full="{LONG}"]')
     expect(label).to_have_count(1)

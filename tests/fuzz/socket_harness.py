@@ -37,7 +37,8 @@ from webapp import create_app, i18n, socketio_of
 from webapp.realtime import realtime_of
 from webapp.sessions import wire
 
-SERVER_EVENTS = ("hello", "snapshot", "tick", "error")
+# `applied`: the answer to `apply` (issue 17: the lines kubectl prints, or "restart")
+SERVER_EVENTS = ("hello", "snapshot", "tick", "applied", "error")
 SHARE_STATUSES = (201, 400, 413, 429, 503, 507)
 
 

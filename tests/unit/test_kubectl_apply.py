@@ -497,3 +497,41 @@ def test_update_object_writes_one_object_as_a_put_does() -> None:
     sim.advance(10)
     assert len(sim.objects("Pod")) == 5
     assert sim.actions == []  # not an action of the log (see its docstring)
+
+
+def test_a_pod_of_a_replica_set_takes_an_image_change_in_the_cluster_run() -> None:
+    """The cluster run's Pods are updated as a Pod scenario's is: the kubelet restarts the
+    container whose image changed (the ReplicaSet does not mind: its template is its own)."""
+    sim = Simulation.from_yaml(NGINX)
+    sim.advance(20)
+    name = sim.objects("Pod")[0]["metadata"]["name"]
+    desired = (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {{app: nginx}}\n"
+        "spec:\n  containers:\n  - name: nginx\n    image: nginx:1.16.1\n"
+    )
+    assert apply(sim, desired) == [
+        MISSING.format(resource="pods", name=name),
+        f"pod/{name} configured",
+    ]
+    sim.advance(30)
+    status = sim.pod(name)["status"]["containerStatuses"][0]
+    assert (status["image"], status["restartCount"]) == ("nginx:1.16.1", 1)
+    killing = [e["message"] for e in events(sim, "Killing") if e["involvedObject"]["name"] == name]
+    assert killing == ["Container nginx definition changed, will be restarted"]
+    assert len(sim.objects("ReplicaSet")) == 1  # no rollout: the Deployment did not change
+
+
+def test_a_services_ports_merge_by_port_and_its_endpoints_follow() -> None:
+    sim = Simulation.from_yaml(NGINX)
+    sim.advance(20)
+    service = (
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: nginx}\n"
+        "  ports:\n  - {name: http, port: 80, targetPort: 80}\n"
+    )
+    assert apply(sim, service) == ["service/web created"]
+    more = service + "  - {name: tls, port: 443, targetPort: 80}\n"
+    assert apply(sim, more) == ["service/web configured"]
+    assert [p["port"] for p in sim.services["web"]["spec"]["ports"]] == [80, 443]
+    assert [p["name"] for p in sim.endpoint_slices()[0]["ports"]] == ["http", "tls"]
+    assert apply(sim, service) == ["service/web configured"]  # the dropped port is deleted
+    assert [p["port"] for p in sim.services["web"]["spec"]["ports"]] == [80]

@@ -341,8 +341,10 @@ def plan_object(sim: Any, desired: dict, *, annotate: bool = True) -> Change:
     else:
         try:
             original = json.loads(original_text)
-        except ValueError:
+        except (TypeError, ValueError):
             original = None
+        if not isinstance(original, dict):
+            original = None  # not what kubectl writes: as if there were none
     meta = for_kind(kind)
     try:
         patch = create_three_way_merge_patch(original, modified, current, meta)

@@ -1,10 +1,11 @@
 """Socket.IO handlers: the page's live connection to its session.
 
 Client -> server (docs/internals.md, "The wire, in detail"): `join`, `apply`, `clock`, `act`,
-`lang`. Server -> client: `snapshot`, `tick`, `error`. Every handler checks the payload's
-shape, the client's rate limit and which session the tab has joined (a tab only ever
-reaches the session it joined by id); anything wrong answers with an `error` event in the
-client's language, never an exception that escapes the handler.
+`lang`. Server -> client: `snapshot`, `tick`, `applied` (the answer to `apply`), `error`.
+Every handler checks the payload's shape, the client's rate limit and which session the
+tab has joined (a tab only ever reaches the session it joined by id); anything wrong
+answers with an `error` event in the client's language, never an exception that escapes
+the handler.
 
 Where each event is handled (one module per event family, each a plain function
 `on_<event>(rt, sid, payload)`):
