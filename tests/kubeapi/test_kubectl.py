@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from typing import Any
 
 import pytest
 
@@ -561,7 +562,7 @@ def test_drain_held_back_by_budget(live_server, tmp_path) -> None:
         deadline = time.monotonic() + 60
         assert drain.stderr is not None
         while time.monotonic() < deadline:
-            line = drain.stderr.readline()
+            line = _line(drain.stderr)
             if "error when evicting" in line:
                 break
         assert re.fullmatch(
@@ -586,27 +587,52 @@ def test_drain_held_back_by_budget(live_server, tmp_path) -> None:
     }]  # fmt: skip
 
 
+_READERS: dict[Any, Any] = {}  # stream -> its lines (the stream kept: ids are reused)
+
+
+def _line(stream, timeout: float = 60) -> str:
+    """The next line of a running kubectl's output, waiting at most `timeout` for it (a
+    reader thread per stream: a buffered stream's lines are not visible to select)."""
+    import queue
+    import threading
+
+    lines = _READERS.get(stream)
+    if lines is None:
+        lines = _READERS[stream] = queue.Queue()
+
+        def pump() -> None:
+            for line in iter(stream.readline, ""):
+                lines.put(line)
+            lines.put("")
+
+        threading.Thread(target=pump, daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no output within {timeout}s") from None
+
+
 def test_get_watch(writable: Kube) -> None:
     """`get pods -w`: the list, then a row per change, as the watch's Table events arrive."""
     watch = writable.popen("get", "pods", "-w")
     try:
         assert watch.stdout is not None
-        header = watch.stdout.readline()
+        header = _line(watch.stdout)
         assert re.match(r"NAME +READY +STATUS +RESTARTS +AGE\n", header), header
+        initial = set()
         for _ in range(3):
-            assert re.match(POD + r" +1/1 +Running", watch.stdout.readline())
+            line = _line(watch.stdout)
+            assert re.match(POD + r" +1/1 +Running", line), line
+            initial.add(line.split()[0])
         assert writable.run("scale", "deploy/web", "--replicas=4").returncode == 0
         seen = []
         while True:
-            line = watch.stdout.readline()
+            line = _line(watch.stdout)
             assert line, "the watch ended"
             seen.append(line)
-            if re.match(POD + r" +1/1 +Running", line) and line.split()[0] not in [
-                s.split()[0] for s in seen[:-1]
-            ]:
+            if re.match(POD + r" +1/1 +Running", line) and line.split()[0] not in initial:
                 break
-            if len(seen) > 40:
-                pytest.fail("".join(seen))
+            assert len(seen) <= 40, "".join(seen)
         # The new Pod's row; its earlier versions (Pending, ContainerCreating) show when a
         # poll of the watch fell on them (docs/kubectl.md: a watch sees each poll's state).
         assert re.match(POD + r" +1/1 +Running +0 +\d+s\n", seen[-1]), seen
@@ -622,10 +648,10 @@ def test_get_watch_output_events(writable: Kube) -> None:
     watch = writable.popen("get", "pod", pod, "-w", "--output-watch-events")
     try:
         assert watch.stdout is not None
-        assert re.match(r"EVENT +NAME +READY +STATUS +RESTARTS +AGE\n", watch.stdout.readline())
-        assert re.match(r"ADDED +" + re.escape(pod) + r" +1/1 +Running", watch.stdout.readline())
+        assert re.match(r"EVENT +NAME +READY +STATUS +RESTARTS +AGE\n", _line(watch.stdout))
+        assert re.match(r"ADDED +" + re.escape(pod) + r" +1/1 +Running", _line(watch.stdout))
         assert writable.run("delete", "pod", pod, "--wait=false").returncode == 0
-        line = watch.stdout.readline()
+        line = _line(watch.stdout)
         assert re.match(r"MODIFIED +" + re.escape(pod) + r" +1/1 +Terminating", line) or re.match(
             r"(MODIFIED|DELETED) +" + re.escape(pod), line
         ), line
@@ -646,8 +672,8 @@ def test_logs_follow(live_server, tmp_path) -> None:
     follow = kube.popen("logs", "-f", "web")
     try:
         assert follow.stdout is not None
-        assert follow.stdout.readline() == "connecting to database...\n"
-        assert follow.stdout.readline() == "fatal: DB_HOST is not set\n"
+        assert _line(follow.stdout) == "connecting to database...\n"
+        assert _line(follow.stdout) == "fatal: DB_HOST is not set\n"
     finally:
         follow.terminate()
         follow.wait(10)

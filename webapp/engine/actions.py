@@ -29,8 +29,8 @@ from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
-ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "update",
-           "exec")  # fmt: skip
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "exec",
+           "update")  # fmt: skip
 # The fields each action takes besides "action" (as a Simulation script step, minus "at").
 FIELDS = {
     "delete": ("gracePeriodSeconds", "force"),
@@ -40,8 +40,8 @@ FIELDS = {
     "node-down": ("node",),
     "node-up": ("node",),
     "apply": ("yaml",),
-    "update": ("yaml",),
     "exec": ("pod", "container", "command"),
+    "update": ("yaml",),
 }
 
 
@@ -305,8 +305,8 @@ _CHECKS = {
     "node-down": _check_node_down,
     "node-up": _check_node_up,
     "apply": _check_apply,
-    "update": _check_update,
     "exec": _check_exec,
+    "update": _check_update,
 }
 
 
@@ -369,7 +369,6 @@ def _exec(sim: Cluster, action: dict) -> dict:
         ended = f"was stopped after {EXEC_TIMEOUT_MS // 1000}s of its own time (it had not ended)"
     else:
         ended = f"exited with {result.exit_code}"
-    sim.exec_result = answer  # what the Kubernetes API's exec streams (webapp/kubeapi)
     shown = " ".join(argv)
     shown = shown if len(shown) <= 80 else shown[:79] + "…"
     sim.transition("running", f"Container/{name}", "exec", None, answer["exitCode"],

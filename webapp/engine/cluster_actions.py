@@ -50,7 +50,6 @@ FIELDS = {
     "uncordon": ("node",),
     "apply": ("yaml",),
     "update": ("yaml",),
-    "exec": ("pod", "container", "command"),
     "focus": ("name",),
 }
 # Actions on one container of the focus Pod: the single-Pod engine's own (engine/actions.py).
@@ -256,8 +255,6 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
     if word in FOCUS_POD_ACTIONS or word == "exec":
         run = action.pop("_run")
         answer = perform_action(run, action)
-        if word == "exec":
-            sim.exec_result = run.exec_result
         sim.sync()
         return answer
     if word == "delete":

@@ -1,8 +1,9 @@
 """`kubectl exec` over WebSocket: GET pods/<name>/exec with `Upgrade: websocket` and the
 `v5.channel.k8s.io` subprotocol kubectl 1.37 offers (shared/KUBE-API-NOTES.md §7).
 
-The command runs in the container's process model (the engine's `exec` action: its shell
-and files, at the session's instant, recorded in the timeline like the page's actions).
+The command runs in the container's process model (the engine's `exec` action,
+engine/actions.py: its shell and files, at the session's instant, recorded in the
+timeline like the page's actions).
 Every message is a binary frame whose first byte is the channel: 1 stdout, 2 stderr, 3 the
 result as a Status (`AS:pkg/util/proxy/streamtranslator.go`, kubelet `ServeExec`): Success,
 or `NonZeroExitCode` with the exit code as its cause, which kubectl prints as `command
@@ -31,7 +32,6 @@ from webapp.kubeapi.resources import resource
 WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455 §1.3
 PROTOCOL = "v5.channel.k8s.io"
 STDOUT, STDERR, ERROR = 1, 2, 3
-MAX_EXEC_ARG_BYTES = EXEC_MAX_BYTES
 
 
 def _frame(payload: bytes, opcode: int = 0x2) -> bytes:
@@ -48,14 +48,14 @@ def _frame(payload: bytes, opcode: int = 0x2) -> bytes:
 
 
 def _result_status(result: dict) -> dict:
-    """The result of the engine's `exec` (engine/actions.py `_exec`) as the Status on the
-    error channel."""
-    if result["error"]:
+    """The engine's answer (`stdout`, `stderr`, `exitCode`, `error`, `timedOut`) as the
+    Status on channel 3."""
+    if result.get("error") and result.get("exitCode") is None:
         return {"metadata": {}, "status": "Failure", "message": result["error"],
                 "reason": "InternalError", "code": 500}  # fmt: skip
-    if result["exitCode"] == 0:
+    if result.get("exitCode") == 0:
         return {"metadata": {}, "status": "Success"}
-    code = 124 if result["exitCode"] is None else result["exitCode"]
+    code = 124 if result.get("exitCode") is None else result["exitCode"]
     return {
         "metadata": {},
         "status": "Failure",
@@ -73,8 +73,8 @@ def serve(token: str, namespace: str, name: str) -> Any:
         command = request.args.getlist("command")
         if not command:
             raise bad_request("you must specify at least 1 command")
-        if sum(len(a.encode("utf-8", "replace")) + 1 for a in command) > MAX_EXEC_ARG_BYTES:
-            raise api_errors.new_request_entity_too_large(MAX_EXEC_ARG_BYTES)
+        if sum(len(a.encode("utf-8", "replace")) + 1 for a in command) > EXEC_MAX_BYTES:
+            raise api_errors.new_request_entity_too_large(EXEC_MAX_BYTES)
         protocols = [
             p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",")
         ]
@@ -95,12 +95,14 @@ def serve(token: str, namespace: str, name: str) -> Any:
                                   f"one of: [{' '.join(names)}]")  # fmt: skip
             action = {"action": "exec", "pod": name, "container": container, "command": command}
             try:
-                api._act_on_pod(session, action, res, name, "create")
-            except ApiError as error:
-                if error.code == 400 and "not running" in error.message:
+                result = session.act(action)  # engine/actions.py _exec: its answer
+                session.used = True
+            except Exception as error:
+                if not isinstance(getattr(error, "code", None), str):
+                    raise
+                if error.code == "container_not_running":
                     raise bad_request(f'container not found ("{container}")') from None
-                raise
-            result = session.sim.exec_result
+                raise api._action_error(error, res, name, "create") from None
     except ApiError as error:
         return status_response(error)
     gunicorn = request.environ.get("gunicorn.socket")
@@ -111,10 +113,13 @@ def serve(token: str, namespace: str, name: str) -> Any:
         f"Sec-WebSocket-Accept: {accept}\r\nSec-WebSocket-Protocol: {PROTOCOL}\r\n\r\n"
     )
     out = [handshake.encode("ascii"), _frame(bytes([STDOUT]))]
-    if result["stdout"]:
+    if result.get("stdout"):
         out.append(_frame(bytes([STDOUT]) + result["stdout"].encode("utf-8", "replace")))
-    if result["stderr"] and not _tty():
-        out.append(_frame(bytes([STDERR]) + result["stderr"].encode("utf-8", "replace")))
+    stderr = result.get("stderr") or ""
+    if result.get("error") and result.get("exitCode") is not None:
+        stderr += result["error"] if result["error"].endswith("\n") else result["error"] + "\n"
+    if stderr and not _tty():
+        out.append(_frame(bytes([STDERR]) + stderr.encode("utf-8", "replace")))
     status = _result_status(result)
     out.append(_frame(bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode()))
     out.append(_frame(struct.pack("!H", 1000), opcode=0x8))

@@ -444,9 +444,10 @@ class Session:
 
     # -- history changes ------------------------------------------------------------------
 
-    def act(self, action: dict[str, Any]) -> None:
+    def act(self, action: dict[str, Any]) -> Any:
         """A user action now; raises the engine's ActionError if refused (or ActionTextFull
-        past `max_action_bytes`). Discards the old future only once the action is accepted."""
+        past `max_action_bytes`). Discards the old future only once the action is accepted.
+        Returns what the engine's `act` answers (`exec`: its output), else None."""
         past = self.sim.actions
         if self.max_action_bytes is not None:
             # what the timeline holds after it: the past and this one (the future goes)
@@ -454,7 +455,7 @@ class Session:
             if total > self.max_action_bytes:
                 raise ActionTextFull(self.max_action_bytes)
         index = len(past)
-        self.sim.act(action)
+        answer = self.sim.act(action)
         self.future = []
         self.marks.changed(index)
         self.seek_target = None  # acting during a seek: it stops where it got to
@@ -462,6 +463,7 @@ class Session:
             # History changed here: later checkpoints no longer fit; earlier ones share its logs.
             self.checkpoints.discard_after(self.sim.now_ms)
             self.checkpoints.adopt(self.sim)
+        return answer
 
     def restart(self, sim: Any) -> None:
         """A new scenario applied from the editor: a new history from second 0."""
