@@ -68,6 +68,9 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_RECORDS": True,  # False: sessions live only in memory (no resume after restart)
     # Share links (webapp/storage)
     "PLAYGROUND_DB": None,  # None: <instance folder>/playground.sqlite3
+    # Share links and classes in PostgreSQL, which every host reaches (docs/hosting.md):
+    # postgresql://user:password@host:5432/db. None: in the SQLite file above.
+    "DATABASE_URL": None,
     "SHARE_MAX_TEXT_BYTES": 64 * 1024,
     "SHARE_POSTS_PER_MINUTE": 30,  # per client address, in bursts of as many
     "SHARE_POSTS_PER_MINUTE_GLOBAL": 120,  # all clients together
@@ -147,8 +150,9 @@ def load_config(overrides: dict[str, Any] | None) -> dict[str, Any]:
     for key in ("DB", "METRICS_TOKEN", "LOG_FORMAT", "TRUSTED_PROXIES"):
         if os.environ.get(f"PLAYGROUND_{key}"):
             config["PLAYGROUND_DB" if key == "DB" else key] = os.environ[f"PLAYGROUND_{key}"]
-    if os.environ.get("PLAYGROUND_REDIS_URL"):
-        config["REDIS_URL"] = os.environ["PLAYGROUND_REDIS_URL"]
+    for key in ("REDIS_URL", "DATABASE_URL"):
+        if os.environ.get(f"PLAYGROUND_{key}"):
+            config[key] = os.environ[f"PLAYGROUND_{key}"]
     for key in _ENV_INTS:
         value = os.environ.get(f"PLAYGROUND_{key}")
         if value:

@@ -372,7 +372,7 @@ def _store_check(app: Flask) -> Callable[[], None]:
     def check() -> None:
         store = app.extensions.get("playground.share_store")
         if store is not None:
-            store.connection.execute("SELECT 1").fetchone()
+            store.ping()
 
     return check
 

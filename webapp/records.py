@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from webapp.manifest import parse_scenario
+from webapp.redis_client import bounded_redis
 from webapp.sessions import Session, SessionManager, slices
 from webapp.sessions.session import RECORD
 
@@ -779,23 +780,6 @@ def _store_fault(error: BaseException) -> bool:
 
 
 REDIS_CONNECTIONS = 100  # per worker process
-
-
-def bounded_redis(url: str, max_connections: int) -> Any:
-    """A Redis client on at most `max_connections` connections; a thread that finds them
-    all busy waits for one (up to 5 s) instead of failing: redis-py's default pool raises
-    past 100, and a burst of hundreds of joins or class events answered internal_error
-    (bench/sessions.py, bench/class_workers.py)."""
-    import redis
-
-    pool = redis.BlockingConnectionPool.from_url(
-        url,
-        max_connections=max_connections,
-        timeout=5.0,
-        socket_timeout=5.0,
-        socket_connect_timeout=5.0,
-    )
-    return redis.Redis(connection_pool=pool)
 
 
 def init_app(

@@ -31,7 +31,7 @@ from webapp import i18n, shares, storage
 from webapp.clients import current_client
 from webapp.manifest import ScenarioError, localize_errors, parse_scenario
 from webapp.paths import resource_dir
-from webapp.ratelimit import RateLimiter
+from webapp.ratelimit import RateLimiter, SharedRateLimiter, shared_limiter
 from webapp.sessions import CpuBudgets, PayloadProblem, ScenarioCatalog
 from webapp.sessions import payloads as check
 from webapp.sessions.slices import slice_stop
@@ -313,8 +313,8 @@ def _internal_error(error: Exception) -> Any:
 
 @dataclass
 class ShareLimits:
-    per_client: RateLimiter  # posts per client address
-    everyone: RateLimiter  # posts of all clients together
+    per_client: RateLimiter | SharedRateLimiter  # posts per client address
+    everyone: RateLimiter | SharedRateLimiter  # posts of all clients together
     cpu: CpuBudgets  # CPU for checking links, per client address
 
 
@@ -328,8 +328,11 @@ def init_app(app: Flask) -> ScenarioCatalog:
     per_minute = float(config["SHARE_POSTS_PER_MINUTE"])
     global_per_minute = float(config["SHARE_POSTS_PER_MINUTE_GLOBAL"])
     app.extensions["playground.share_limits"] = ShareLimits(
-        per_client=RateLimiter(per_minute / 60.0, burst=per_minute),
-        everyone=RateLimiter(global_per_minute / 60.0, burst=global_per_minute),
+        # Both across every worker and host when there is Redis (webapp/ratelimit.py).
+        per_client=shared_limiter(config, "share-posts", per_minute / 60.0, per_minute),
+        everyone=shared_limiter(
+            config, "share-posts-all", global_per_minute / 60.0, global_per_minute
+        ),
         cpu=CpuBudgets(float(config["SHARE_CPU_SHARE"]), float(config["SHARE_CPU_BURST_SECONDS"])),
     )
     catalog = ScenarioCatalog(resource_dir("scenarios"))

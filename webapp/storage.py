@@ -40,6 +40,15 @@ from typing import Any
 
 from flask import Flask
 
+from webapp.database import (
+    Database,
+    PostgresDatabase,
+    SqliteDatabase,
+    SqliteFile,
+    postgres_fault,
+    redact_url,
+)
+
 log = logging.getLogger(__name__)
 
 ID_LENGTH = 16
@@ -116,7 +125,7 @@ def write_fault(error: BaseException) -> str | None:
         return os.strerror(error.errno or 0)
     if isinstance(error, StoreUnwritable):
         return error.cause
-    return redis_fault(error)
+    return redis_fault(error) or postgres_fault(error)
 
 
 def redis_fault(error: BaseException) -> str | None:
@@ -149,9 +158,17 @@ class DiskHealth:
     its folder (PROBE_BYTES, then deleted; at most every PROBE_SECONDS), and every fault a
     real write met (`failed`) for FAULT_HOLD_SECONDS after it."""
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.monotonic) -> None:
-        self.path = Path(path)
+    def __init__(
+        self,
+        path: str | Path,
+        clock: Callable[[], float] = time.monotonic,
+        probe: Callable[[], str | None] | None = None,
+    ) -> None:
+        self.path = path if probe is not None else Path(path)
         self.clock = clock
+        # What is checked at most every PROBE_SECONDS: a real write to the file's folder,
+        # or for a database server a round trip (server_health).
+        self.probe = probe or (lambda: probe_folder(Path(path)))
         self._lock = threading.Lock()
         self._checked_at = float("-inf")
         self._probe: str | None = None
@@ -169,7 +186,7 @@ class DiskHealth:
         with self._lock:
             if now - self._checked_at >= PROBE_SECONDS:
                 self._checked_at = now
-                self._probe = probe_folder(self.path)
+                self._probe = self.probe()
             fault = self._fault
             if fault is not None and self._probe is None and now - fault[0] >= FAULT_HOLD_SECONDS:
                 log.warning("the database %s can be written again", self.path)
@@ -225,83 +242,44 @@ def is_link_id(value: str) -> bool:
     return ID_PATTERN.fullmatch(value) is not None
 
 
-class SqliteFile:
-    """One SQLite file with a connection per thread (sqlite3 connections must stay on
-    their thread), in WAL mode; the share links, the session records and the classes
-    (webapp/classes/store.py) each keep their tables in one."""
+class ShareStore:
+    """The share links, in the SQLite file or in PostgreSQL (webapp/database.py): `where`
+    is a path or an open Database."""
 
-    synchronous = "FULL"
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        self._local = threading.local()
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=10.0)
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute(f"PRAGMA synchronous={self.synchronous}")
-        return connection
-
-    @property
-    def connection(self) -> sqlite3.Connection:
-        """This thread's connection."""
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = self._connect()
-            self._local.connection = connection
-        return connection
-
-    def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
-
-
-def add_columns(connection: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
-    """Additive migration: the columns `table` lacks, added (another process may add one
-    first)."""
-    present = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-    for column, kind in columns.items():
-        if column not in present:
-            try:
-                connection.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            except sqlite3.OperationalError as error:  # another process added it first
-                if "duplicate column" not in str(error):
-                    raise
-
-
-class ShareStore(SqliteFile):
     def __init__(
         self,
-        path: str | Path,
+        where: str | Path | Database,
         *,
         max_bytes: int | None = None,
         unopened_seconds: float | None = None,
         sweep_seconds: float = 3600.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        super().__init__(path)
+        self.db = where if isinstance(where, Database) else SqliteDatabase(where)
+        self.path = self.db.where
         self.max_bytes = max_bytes
         self.unopened_seconds = unopened_seconds
         self.sweep_seconds = sweep_seconds
         self.clock = clock
         self._sweep_lock = threading.Lock()
         self._next_sweep = float("-inf")
-        connection = self._connect()
-        try:
-            connection.execute(_SCHEMA)
-            self._migrate(connection)
-            connection.commit()
-        finally:
-            connection.close()
+        self.db.ensure([_SCHEMA], {"share_links": _COLUMNS})
+        with self.db.write() as tx:
+            tx.execute(_INDEX)
 
-    @staticmethod
-    def _migrate(connection: sqlite3.Connection) -> None:
-        """Bring a database of any earlier version to the current schema (additive only)."""
-        add_columns(connection, "share_links", _COLUMNS)
-        connection.execute(_INDEX)
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """This thread's SQLite connection (the embedded store only)."""
+        if not isinstance(self.db, SqliteDatabase):
+            raise AttributeError("connection: the share links are not in SQLite")
+        return self.db.connection
+
+    def close(self) -> None:
+        self.db.close()
+
+    def ping(self) -> None:
+        """A round trip to the database (/metrics' store check)."""
+        self.db.one("SELECT 1")
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -316,10 +294,10 @@ class ShareStore(SqliteFile):
             self.sweep(force=True)
             if not self._fits(new_id, body):
                 raise StorageFull(self.max_bytes or 0)
-        with self.connection as connection:  # commits on leaving the block
-            connection.execute(
-                "INSERT OR IGNORE INTO share_links (id, body, created_at, lang)"
-                " VALUES (?, ?, ?, ?)",
+        with self.db.write() as tx:  # commits on leaving the block
+            tx.execute(
+                "INSERT INTO share_links (id, body, created_at, lang)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (new_id, body, self.clock(), lang),
             )
         return new_id
@@ -335,8 +313,8 @@ class ShareStore(SqliteFile):
         if not is_link_id(wanted):
             return
         now = self.clock()
-        with self.connection as connection:
-            connection.execute(
+        with self.db.write() as tx:
+            tx.execute(
                 "UPDATE share_links SET opened_at = COALESCE(opened_at, ?), last_opened_at = ? "
                 "WHERE id = ? AND (last_opened_at IS NULL OR last_opened_at < ?)",
                 (now, now, wanted, now - REOPEN_STAMP_SECONDS),
@@ -352,8 +330,8 @@ class ShareStore(SqliteFile):
             if not force and now < self._next_sweep:
                 return 0
             self._next_sweep = now + self.sweep_seconds
-        with self.connection as connection:
-            deleted = connection.execute(
+        with self.db.write() as tx:
+            deleted = tx.execute(
                 "DELETE FROM share_links WHERE id IN (SELECT id FROM share_links "
                 "WHERE opened_at IS NULL AND created_at < ? ORDER BY created_at LIMIT ?)",
                 (now - self.unopened_seconds, SWEEP_BATCH),
@@ -367,9 +345,7 @@ class ShareStore(SqliteFile):
     def get(self, wanted: str) -> dict[str, Any] | None:
         if not is_link_id(wanted):
             return None
-        row = self.connection.execute(
-            "SELECT body, lang FROM share_links WHERE id = ?", (wanted,)
-        ).fetchone()
+        row = self.db.one("SELECT body, lang FROM share_links WHERE id = ?", (wanted,))
         if row is None:
             return None
         link: dict[str, Any] = json.loads(row[0])
@@ -378,25 +354,19 @@ class ShareStore(SqliteFile):
         return link
 
     def exists(self, wanted: str) -> bool:
-        return (
-            self.connection.execute("SELECT 1 FROM share_links WHERE id = ?", (wanted,)).fetchone()
-            is not None
-        )
+        return self.db.one("SELECT 1 FROM share_links WHERE id = ?", (wanted,)) is not None
 
     def opened(self, wanted: str) -> tuple[float | None, float | None]:
         """(first, last) time a run was opened from the link; (None, None) if never."""
-        row = self.connection.execute(
+        row = self.db.one(
             "SELECT opened_at, last_opened_at FROM share_links WHERE id = ?", (wanted,)
-        ).fetchone()
+        )
         return (row[0], row[1]) if row else (None, None)
 
     def used_bytes(self) -> int:
-        """Bytes of the database's pages in use (freed pages, reused by SQLite, excluded)."""
-        connection = self.connection
-        pages = connection.execute("PRAGMA page_count").fetchone()[0]
-        free = connection.execute("PRAGMA freelist_count").fetchone()[0]
-        size = connection.execute("PRAGMA page_size").fetchone()[0]
-        return int((pages - free) * size)
+        """Bytes the links take: SQLite's pages in use (freed pages, reused by SQLite,
+        excluded), or PostgreSQL's size of the table with its indexes."""
+        return self.db.used_bytes(["share_links"])
 
 
 class SessionRecordTable(SqliteFile):
@@ -519,23 +489,76 @@ def path_for(config: Any, instance_path: str) -> Path:
     return Path(configured) if configured else Path(instance_path) / "playground.sqlite3"
 
 
+def open_database(config: Any, instance_path: str) -> Database:
+    """The share links' and classes' database: PostgreSQL when DATABASE_URL
+    (PLAYGROUND_DATABASE_URL) names one, else the SQLite file (PLAYGROUND_DB)."""
+    url = config.get("DATABASE_URL")
+    if url:
+        if not str(url).startswith(("postgresql://", "postgres://")):
+            from webapp.config import StartupError
+
+            raise StartupError(
+                f"PLAYGROUND_DATABASE_URL must be a postgresql:// URL, not {redact_url(url)!r}"
+            )
+        return PostgresDatabase(str(url))
+    return SqliteDatabase(path_for(config, instance_path))
+
+
 def init_app(app: Flask) -> ShareStore:
     config = app.config
     max_bytes = config.get("SHARE_DB_MAX_BYTES")
     unopened_days = config.get("SHARE_UNOPENED_DAYS")
     path = database_path(app)
+    db = open_database(config, app.instance_path)
     try:
         store = ShareStore(
-            path,
+            db,
             max_bytes=int(max_bytes) if max_bytes else None,
             unopened_seconds=float(unopened_days) * 86400 if unopened_days else None,
         )
         store.sweep()  # a first sweep at start-up
     except (sqlite3.Error, OSError) as error:
         raise startup_error(path, error) from None
+    except Exception as error:
+        if postgres_fault(error) is None:
+            raise
+        raise database_error(db, error) from None
     app.extensions["playground.share_store"] = store
-    app.extensions["playground.disk_health"] = DiskHealth(path)
+    app.extensions["playground.database"] = db
+    health = server_health(store) if isinstance(db, PostgresDatabase) else DiskHealth(path)
+    app.extensions["playground.disk_health"] = health
     return store
+
+
+def database_of(app: Flask) -> Database:
+    """The database the share links are in (the classes keep their tables in it too)."""
+    db: Database = app.extensions["playground.database"]
+    return db
+
+
+def server_health(store: ShareStore) -> DiskHealth:
+    """/readyz for a database server: a round trip at most every PROBE_SECONDS in place of
+    the folder's write, and every fault a real write met, as DiskHealth."""
+
+    def round_trip() -> str | None:
+        try:
+            store.ping()
+        except Exception as error:  # any failure is "not ready"
+            return postgres_fault(error) or type(error).__name__
+        return None
+
+    return DiskHealth(store.db.where, probe=round_trip)
+
+
+def database_error(db: Database, error: BaseException) -> Exception:
+    """The one line `pod-playground` says when the database server cannot be used."""
+    from webapp.config import StartupError
+
+    cause = postgres_fault(error) or str(error)
+    return StartupError(
+        f"the database {db.where} cannot be used: {cause} "
+        "(PLAYGROUND_DATABASE_URL names it: postgresql://user:password@host:port/db)"
+    )
 
 
 def report_fault(app: Flask, cause: str) -> None:
@@ -563,11 +586,26 @@ def startup_error(path: Path, error: BaseException) -> Exception:
 
 
 def check_writable(config: Any) -> None:
-    """At start, before any worker is forked: the database opens and can be written
-    (StartupError, one line naming the path and the cause, if not)."""
+    """At start, before any worker is forked: the databases open and can be written
+    (StartupError, one line naming the place and the cause, if not). The session records
+    stay in the SQLite file (or Redis) also when the links are in PostgreSQL."""
     path = path_for(config, Flask("webapp", instance_relative_config=True).instance_path)
+    if config.get("DATABASE_URL"):
+        db = open_database(config, "")
+        try:
+            ShareStore(db)
+            from webapp.classes.store import ClassStore
+
+            ClassStore(db)
+        except Exception as error:
+            if postgres_fault(error) is None:
+                raise
+            raise database_error(db, error) from None
+        finally:
+            db.close()
     try:
-        ShareStore(path)
+        if not config.get("DATABASE_URL"):
+            ShareStore(path).close()
         SessionRecordTable(path).close()
     except (sqlite3.Error, OSError) as error:
         raise startup_error(path, error) from None

@@ -189,22 +189,31 @@ def _alive(pid: int) -> bool:
 class Nginx:
     """nginx with deploy/nginx.conf, changed only in its `listen` and upstream `server`."""
 
-    def __init__(self, folder: Path, upstream_port: int, port: int = 0) -> None:
+    def __init__(
+        self, folder: Path, upstream_port: int, port: int = 0, hosts: list[str] | None = None
+    ) -> None:
+        """`hosts` ("ADDRESS:PORT" each): several upstream servers in place of the one
+        on 127.0.0.1:`upstream_port` (the playground on several machines)."""
         for attempt in range(3):
             try:
-                self._start(folder, upstream_port, port)
+                self._start(folder, upstream_port, port, hosts)
                 return
             except PortTaken:
                 if port or attempt == 2:
                     raise
 
-    def _start(self, folder: Path, upstream_port: int, port: int) -> None:
+    def _start(self, folder: Path, upstream_port: int, port: int, hosts: list[str] | None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         site = (ROOT / "deploy" / "nginx.conf").read_text()
         site, listens = re.subn(r"listen 80;", f"listen 127.0.0.1:{self.port};", site)
         site, servers = re.subn(
-            r"server 127\.0\.0\.1:5000 ", f"server 127.0.0.1:{upstream_port} ", site
+            r"server 127\.0\.0\.1:5000 ([^;]*);",
+            lambda m: "".join(
+                f"server {host} {m.group(1)};\n    "
+                for host in (hosts or [f"127.0.0.1:{upstream_port}"])
+            ),
+            site,
         )
         assert listens == 1 and servers == 1, "deploy/nginx.conf changed shape"
         (folder / "playground.conf").write_text(site)

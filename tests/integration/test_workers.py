@@ -87,6 +87,21 @@ def assert_resumed(tabs: list[Tab], before: dict[int, dict[str, object]]) -> Non
         assert now_history, "a resumed history is not empty"
 
 
+def seen_by(tabs: list[Tab]) -> dict[int, dict[str, object]]:
+    """What each tab has: its session, actions, snapshots so far, second and history."""
+    before = {}
+    for i, tab in enumerate(tabs):
+        with tab.changed:
+            before[i] = {
+                "session": tab.session,
+                "actions": list(tab.actions),
+                "snapshots": len(tab.snapshots),
+                "now": tab.now,
+                "history": tab.history(float("inf")),
+            }
+    return before
+
+
 def test_kill_9_of_the_worker_serving_50_tabs(stack: dict[str, object]) -> None:
     playground: Playground = stack["playground"]  # type: ignore[assignment]
     nginx: Nginx = stack["nginx"]  # type: ignore[assignment]
@@ -100,16 +115,7 @@ def test_kill_9_of_the_worker_serving_50_tabs(stack: dict[str, object]) -> None:
         os.kill(second, signal.SIGCONT)
     try:
         time.sleep(1.5)  # a round of records with everyone playing
-        before = {}
-        for i, tab in enumerate(tabs):
-            with tab.changed:
-                before[i] = {
-                    "session": tab.session,
-                    "actions": list(tab.actions),
-                    "snapshots": len(tab.snapshots),
-                    "now": tab.now,
-                    "history": tab.history(float("inf")),
-                }
+        before = seen_by(tabs)
         os.kill(first, signal.SIGKILL)
         for i, tab in enumerate(tabs):
             tab.wait(lambda t, i=i: len(t.snapshots) > before[i]["snapshots"])
@@ -144,17 +150,10 @@ def test_sigterm_and_restart_of_everything_with_50_tabs(
             int(n) for n in re.findall(r"drained: (\d+) sessions", "\n".join(playground.lines))
         )
         assert drained == TABS
-        before = {}
-        for i, tab in enumerate(tabs):
+        for tab in tabs:
             with tab.changed:
                 assert not tab.client.connected or tab.connects == 1
-                before[i] = {
-                    "session": tab.session,
-                    "actions": list(tab.actions),
-                    "snapshots": len(tab.snapshots),
-                    "now": tab.now,
-                    "history": tab.history(float("inf")),
-                }
+        before = seen_by(tabs)
         nginx.stop()
         redis.stop()
         # ... and start it all again on the same ports and folders.

@@ -15,6 +15,7 @@ from typing import Any
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.web.seeking import run_seeks
 from webapp import create_app, socketio_of
 from webapp.engine import Simulation
 from webapp.manifest import parse_scenario
@@ -169,8 +170,7 @@ def test_the_record_is_written_in_parts_and_resumes_the_same_run(tmp_path: Path)
     assert [a["action"] for a in resumed["actions"]] == [a["action"] for a in expected]
     resumed_session = realtime_of(other).manager.get(session_id)
     assert resumed_session is not None
-    while resumed_session.seek_target is not None:
-        realtime_of(other).seeker.round()
+    run_seeks(other)
     again.emit("join", {"session": session_id})
     resumed = received(again, "snapshot")[-1]
     assert resumed["now"] == before_resume["now"] == 40

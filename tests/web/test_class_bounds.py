@@ -16,6 +16,7 @@ import pytest
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.web.seeking import run_seeks
 from tests.worst_case import CRASH_LOOP_POD
 from webapp import create_app, kubectl, socketio_of
 from webapp.classes import ahead, classes_of
@@ -109,12 +110,8 @@ def join(app: Flask, code: str, name: str) -> SocketIOTestClient:
     return student
 
 
-def finish(app: Flask, limit: int = 1000) -> None:
-    seeker = realtime_of(app).seeker
-    for _ in range(limit):
-        if not seeker.round():
-            return
-    raise AssertionError("the seeks did not end")
+def finish(app: Flask) -> None:
+    run_seeks(app)
 
 
 def seek_far(app: Flask, teacher: SocketIOTestClient, session: Session, t: float) -> None:

@@ -234,6 +234,17 @@ class PollingTab:
         self.messages: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.client = socketio.Client(reconnection=False)
         self.client.on("*", lambda name, payload: self.messages.put((name, payload)))
+        # engine.io's client hands every message to a thread of its own (`_trigger_event(
+        # "message", ..., run_async=True)`), so under load two ticks can reach the handler
+        # out of the order they arrived in (ci on stop 29: seqs 1, 3, 2). Handle them in the
+        # read loop, in order, as the page does: the order on the wire is what is tested.
+        eio = self.client.eio
+        trigger = eio._trigger_event
+
+        def in_order(event: str, *args: Any, run_async: bool = False, **kwargs: Any) -> Any:
+            return trigger(event, *args, run_async=False, **kwargs)
+
+        eio._trigger_event = in_order
         self.client.connect(url, transports=["polling"])
 
     def emit(self, event: str, payload: Any) -> None:

@@ -169,7 +169,7 @@ def test_the_store_check_fails_when_the_store_does(app: Flask) -> None:
 
     store = storage.store_of(app)
     store.close()
-    store.path = Path("/nonexistent/dir/links.sqlite3")  # type: ignore[attr-defined]
+    store.db.file.path = "/nonexistent/dir/links.sqlite3"  # type: ignore[attr-defined]
     response = app.test_client().get("/readyz")
     assert response.status_code == 503
     assert response.json["checks"]["store"] != "ok"

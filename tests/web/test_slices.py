@@ -20,6 +20,7 @@ import pytest
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.web.seeking import run_seeks
 from tests.worst_case import CRASH_LOOP_POD
 from webapp import create_app, routes, socketio_of
 from webapp.engine import Simulation
@@ -71,15 +72,15 @@ def joined(app: Flask, client: SocketIOTestClient, text: str = CRASH_LOOP_POD) -
     return session
 
 
-def finish(app: Flask, client: SocketIOTestClient, limit: int = 500) -> list[dict[str, Any]]:
+def finish(app: Flask, client: SocketIOTestClient) -> list[dict[str, Any]]:
     """Run seek-loop passes until the seek is over; the ticks they sent."""
-    seeker = realtime_of(app).seeker
     ticks: list[dict[str, Any]] = []
-    for _ in range(limit):
-        if not seeker.round():
-            break
-        ticks += [payload for name, payload in received(client) if name == "tick"]
-    ticks += [payload for name, payload in received(client) if name == "tick"]
+
+    def collect() -> None:
+        ticks.extend(payload for name, payload in received(client) if name == "tick")
+
+    run_seeks(app, collect)
+    collect()
     return ticks
 
 

@@ -27,7 +27,7 @@ from webapp.classes.messages import MESSAGES, PROBLEMS
 from webapp.classes.room import Classes
 from webapp.classes.span import init as init_span
 from webapp.classes.store import ClassStore
-from webapp.ratelimit import RateLimiter
+from webapp.ratelimit import RateLimiter, shared_limiter
 from webapp.realtime.dispatch import guarded
 from webapp.realtime.state import Realtime
 
@@ -47,7 +47,7 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     from webapp.shares import engine_for
 
     config = app.config
-    store = ClassStore(storage.database_path(app))
+    store = ClassStore(storage.database_of(app))  # the share links' database
     classes = Classes(
         rt,
         store,
@@ -57,16 +57,18 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
         student_events_per_second=float(config["CLASS_STUDENT_EVENTS_PER_SECOND"]),
     )
     per_hour = float(config["CLASSES_PER_HOUR"])
-    classes.creations = RateLimiter(per_hour / 3600.0, burst=per_hour)  # type: ignore[attr-defined]
+    # Per client address and per class: across every worker and host when there is Redis
+    # (webapp/ratelimit.py); per connection: in the process that holds it.
+    classes.creations = shared_limiter(config, "new-classes", per_hour / 3600.0, per_hour)  # type: ignore[attr-defined]
     names = float(config["CLASS_NAMES_PER_MINUTE"])
-    classes.names_per_client = RateLimiter(names / 60.0, burst=2 * names)
+    classes.names_per_client = shared_limiter(config, "class-names", names / 60.0, 2 * names)
     names = float(config["CLASS_NAMES_PER_CONNECTION_PER_MINUTE"])
     classes.names_per_tab = RateLimiter(names / 60.0, burst=names)
     misses = float(config["CLASS_CODE_MISSES_PER_MINUTE"])
-    classes.code_misses = RateLimiter(misses / 60.0, burst=2 * misses)
+    classes.code_misses = shared_limiter(config, "class-code-misses", misses / 60.0, 2 * misses)
     pins = float(config["CLASS_PIN_TRIES_PER_MINUTE"])
-    classes.pin_tries_per_client = RateLimiter(pins / 60.0, burst=pins)
-    classes.pin_tries_per_class = RateLimiter(pins / 60.0, burst=pins)
+    classes.pin_tries_per_client = shared_limiter(config, "class-pins", pins / 60.0, pins)
+    classes.pin_tries_per_class = shared_limiter(config, "class-pins-class", pins / 60.0, pins)
     rt.gates.append(classes.gate)
     rt.leaving.append(classes.leave)
     rt.refusals.append(classes.refused)

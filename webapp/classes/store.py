@@ -1,6 +1,7 @@
-"""Classes in SQLite, beside the share links (the same database file, tables of their own).
+"""Classes beside the share links: the same database (the SQLite file, or PostgreSQL when
+PLAYGROUND_DATABASE_URL names one: webapp/database.py), tables of their own.
 
-store = ClassStore(path)
+store = ClassStore(path_or_database)
 store.create(code, key_hash, yaml, lang, pin_hash)  # False if the code exists
 store.load(code)                                # {code, key_hash, yaml, lang, state, ended_at,
                                                 #  last_active, students: {name: token_hash},
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from webapp.storage import SqliteFile, add_columns
+from webapp.database import Database, SqliteDatabase
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS classes (
@@ -63,56 +64,60 @@ _COLUMNS = {
 }
 
 
-class ClassStore(SqliteFile):
-    def __init__(self, path: str | Path, *, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(path)
+class ClassStore:
+    def __init__(
+        self, where: str | Path | Database, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.db = where if isinstance(where, Database) else SqliteDatabase(where)
         self.clock = clock
-        connection = self._connect()
-        try:
-            for statement in _SCHEMA:
-                connection.execute(statement)
-            self._migrate(connection)
-            connection.commit()
-        finally:
-            connection.close()
+        self.db.ensure(_SCHEMA, _COLUMNS)
 
-    @staticmethod
-    def _migrate(connection: sqlite3.Connection) -> None:
-        for table, columns in _COLUMNS.items():
-            add_columns(connection, table, columns)
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """This thread's SQLite connection (the embedded store only)."""
+        if not isinstance(self.db, SqliteDatabase):
+            raise AttributeError("connection: the classes are not in SQLite")
+        return self.db.connection
+
+    def close(self) -> None:
+        self.db.close()
 
     def create(
         self, code: str, key_hash: str, yaml: str, lang: str, pin_hash: str | None = None
     ) -> bool:
         now = self.clock()
-        with self.connection as connection:
+        with self.db.write() as connection:
             cursor = connection.execute(
-                "INSERT OR IGNORE INTO classes (code, key_hash, yaml, created_at, lang, state,"
-                " last_active, pin_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO classes (code, key_hash, yaml, created_at, lang, state,"
+                " last_active, pin_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
                 (code, key_hash, yaml, now, lang, "{}", now, pin_hash),
             )
         return cursor.rowcount == 1
 
     def load(self, code: str) -> dict[str, Any] | None:
-        row = self.connection.execute(
+        row = self.db.one(
             "SELECT key_hash, yaml, lang, state, created_at, last_active, ended_at, pin_hash"
             " FROM classes WHERE code = ?",
             (code,),
-        ).fetchone()
+        )
         if row is None:
             return None
         students = {
             name: token
-            for name, token in self.connection.execute(
-                "SELECT name, token_hash FROM class_students WHERE code = ? ORDER BY joined_at",
+            for name, token in self.db.all(
+                "SELECT name, token_hash FROM class_students WHERE code = ?"
+                " ORDER BY joined_at, name",
                 (code,),
             )
         }
-        answers = list(
-            self.connection.execute(
-                "SELECT qid, name, choice FROM class_answers WHERE code = ? ORDER BY at", (code,)
+        answers = [
+            tuple(row)
+            for row in self.db.all(
+                "SELECT qid, name, choice FROM class_answers WHERE code = ? ORDER BY at, qid, name",
+                (code,),
             )
-        )
+        ]
         return {
             "code": code,
             "key_hash": row[0],
@@ -129,7 +134,7 @@ class ClassStore(SqliteFile):
 
     def save_state(self, code: str, state: dict[str, Any], yaml: str | None = None) -> None:
         text = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
-        with self.connection as connection:
+        with self.db.write() as connection:
             if yaml is None:
                 connection.execute(
                     "UPDATE classes SET state = ?, last_active = ? WHERE code = ?",
@@ -142,16 +147,17 @@ class ClassStore(SqliteFile):
                 )
 
     def add_student(self, code: str, name: str, token_hash: str) -> None:
-        with self.connection as connection:
+        with self.db.write() as connection:
             connection.execute(
-                "INSERT OR REPLACE INTO class_students (code, name, token_hash, joined_at)"
-                " VALUES (?, ?, ?, ?)",
+                "INSERT INTO class_students (code, name, token_hash, joined_at)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (code, name) DO UPDATE SET"
+                " token_hash = excluded.token_hash, joined_at = excluded.joined_at",
                 (code, name, token_hash, self.clock()),
             )
 
     def remove_student(self, code: str, name: str) -> None:
         """The teacher removed a student: their name (free again) and their answers."""
-        with self.connection as connection:
+        with self.db.write() as connection:
             connection.execute(
                 "DELETE FROM class_students WHERE code = ? AND name = ?", (code, name)
             )
@@ -160,21 +166,22 @@ class ClassStore(SqliteFile):
             )
 
     def answer(self, code: str, qid: str, name: str, choice: int) -> None:
-        with self.connection as connection:
+        with self.db.write() as connection:
             connection.execute(
-                "INSERT OR REPLACE INTO class_answers (code, qid, name, choice, at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO class_answers (code, qid, name, choice, at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (code, qid, name) DO UPDATE SET"
+                " choice = excluded.choice, at = excluded.at",
                 (code, qid, name, choice, self.clock()),
             )
 
     def touch(self, code: str) -> None:
-        with self.connection as connection:
+        with self.db.write() as connection:
             connection.execute(
                 "UPDATE classes SET last_active = ? WHERE code = ?", (self.clock(), code)
             )
 
     def end(self, code: str) -> None:
-        with self.connection as connection:
+        with self.db.write() as connection:
             connection.execute(
                 "UPDATE classes SET ended_at = COALESCE(ended_at, ?) WHERE code = ?",
                 (self.clock(), code),

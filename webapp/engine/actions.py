@@ -1,5 +1,5 @@
 """User actions (``delete``, ``set-probe``, ``crash``, ``oom``, ``node-down``, ``node-up``,
-``apply``): checked first, then performed. The same words run from ``script``, the live
+``apply``, ``exec``): checked first, then performed. The same words run from ``script``, the live
 controls and the command line. An invalid action raises :class:`ActionError` and changes
 nothing. Once the Pod object is gone (``sim.pod()`` is None) every action is refused
 with ``pod_gone``.
@@ -30,7 +30,7 @@ from webapp.engine.kubelet.probes import PROBE_TYPES, SPEC_FIELD
 if TYPE_CHECKING:
     from webapp.engine.core.cluster import Cluster
 
-ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply")
+ACTIONS = ("delete", "set-probe", "crash", "oom", "node-down", "node-up", "apply", "exec")
 # The fields each action takes besides "action" (as a Simulation script step, minus "at").
 FIELDS = {
     "delete": ("gracePeriodSeconds", "force"),
@@ -40,6 +40,7 @@ FIELDS = {
     "node-down": ("node",),
     "node-up": ("node",),
     "apply": ("yaml",),
+    "exec": ("pod", "container", "command"),
 }
 
 
@@ -54,6 +55,11 @@ class ActionError(Exception):
 
 
 INT64_MAX = 2**63 - 1
+# `exec` (docs/limits.md): the command line, its run and what it prints are bounded.
+EXEC_MAX_ARGS = 1024
+EXEC_MAX_BYTES = 32 * 1024  # the command line, all arguments together (UTF-8)
+EXEC_TIMEOUT_MS = 60_000  # of the command's own time line: `sleep infinity` ends here
+EXEC_OUTPUT_BYTES = 64 * 1024  # of stdout and of stderr; the rest is cut
 MAX_EXIT_CODE = 255  # a process's exit status is 8 bits (CONTAINER-SEMANTICS §1.7)
 
 
@@ -81,8 +87,10 @@ def validate_action(sim: Cluster, action: Any) -> dict:
     return _CHECKS[word](sim, dict(action))
 
 
-def perform_action(sim: Cluster, action: dict) -> None:
-    _PERFORM[action["action"]](sim, action)
+def perform_action(sim: Cluster, action: dict) -> dict | None:
+    """Perform a checked action; what it answers (``exec``: its output), else None."""
+    answer: dict | None = _PERFORM[action["action"]](sim, action)
+    return answer
 
 
 # -- checks -------------------------------------------------------------------------------
@@ -217,6 +225,39 @@ def _node(sim: Cluster, action: dict) -> NodeState:
     return state
 
 
+def _check_exec(sim: Cluster, action: dict) -> dict:
+    """``kubectl exec POD [-c CONTAINER] -- COMMAND...``: a running container of the Pod
+    (kubectl's default without ``-c``: the ``kubectl.kubernetes.io/default-container``
+    annotation, else the first container), and a command of 1 to EXEC_MAX_ARGS strings."""
+    _require_pod(sim)
+    pod = action.get("pod")
+    if pod is not None and pod != sim.pod_name:
+        raise ActionError("unknown_object", {"kind": "Pod", "name": _shown(pod)},
+                          f'pods "{_shown(pod)}" not found')  # fmt: skip
+    if action.get("container") is None:
+        annotations = sim.pod_object_dict["metadata"].get("annotations") or {}
+        default = annotations.get("kubectl.kubernetes.io/default-container")
+        names = [c["name"] for c in sim.pod_spec.get("containers") or []]
+        action["container"] = default if default in names else names[0]
+    _container_record(sim, action, running=True)
+    command = action.get("command")
+    if (not isinstance(command, list) or not command
+            or not all(isinstance(a, str) for a in command)):  # fmt: skip
+        raise ActionError("bad_command", {},
+                          "command must be a list of one or more strings (the program and its arguments).")  # fmt: skip
+    size = sum(len(a.encode("utf-8", "surrogatepass")) + 1 for a in command)
+    if len(command) > EXEC_MAX_ARGS or size > EXEC_MAX_BYTES:
+        raise ActionError("command_too_long",
+                          {"args": len(command), "bytes": size, "limit": EXEC_MAX_BYTES},
+                          f"The command line has {len(command)} arguments and {size} bytes; "
+                          f"at most {EXEC_MAX_ARGS} arguments and {EXEC_MAX_BYTES} bytes.")  # fmt: skip
+    if any("\0" in a for a in command):
+        raise ActionError("bad_command", {},
+                          "An argument holds a NUL byte, which no command line can carry.")  # fmt: skip
+    action["pod"] = sim.pod_name
+    return action
+
+
 def _check_node_down(sim: Cluster, action: dict) -> dict:
     if not _node(sim, action).kubelet_up:
         raise ActionError("node_already_down", {"node": action["node"]},
@@ -312,6 +353,7 @@ _CHECKS = {
     "node-down": _check_node_down,
     "node-up": _check_node_up,
     "apply": _check_apply,
+    "exec": _check_exec,
 }
 
 
@@ -345,6 +387,48 @@ def _set_probe(sim: Cluster, action: dict) -> None:
 def _crash(sim: Cluster, action: dict) -> None:
     record = sim.kubelet.by_name[action["container"]]
     sim.kubelet.runtime.exit(record.newest, action["exitCode"])
+
+
+def _exec(sim: Cluster, action: dict) -> dict:
+    """What ``kubectl exec`` prints: stdout, stderr and the exit code (None when the
+    runtime could not start the command: ``error`` says why, in containerd's words)."""
+    name, argv = action["container"], action["command"]
+    record = sim.kubelet.by_name[name]
+    # One character more than is kept tells that there was more.
+    result = sim.kubelet.processes.user_exec(
+        record, list(argv), EXEC_TIMEOUT_MS, EXEC_OUTPUT_BYTES + 1
+    )
+    stdout, cut_out = _cut(result.stdout)
+    stderr, cut_err = _cut(result.stderr)
+    answer = {
+        "pod": action["pod"],
+        "container": name,
+        "stdout": stdout,
+        "stderr": stderr,
+        "exitCode": result.exit_code,
+        "error": result.error,
+        "timedOut": result.timed_out,
+        "truncated": cut_out or cut_err,
+    }
+    if result.error:
+        ended = "could not start"
+    elif result.timed_out or result.exit_code is None:
+        ended = f"was stopped after {EXEC_TIMEOUT_MS // 1000}s of its own time (it had not ended)"
+    else:
+        ended = f"exited with {result.exit_code}"
+    shown = " ".join(argv)
+    shown = shown if len(shown) <= 80 else shown[:79] + "…"
+    sim.transition("running", f"Container/{name}", "exec", None, answer["exitCode"],
+                   f"kubectl exec {action['pod']} -c {name} -- {shown}: {ended}",
+                   container=name)  # fmt: skip
+    return answer
+
+
+def _cut(text: str) -> tuple[str, bool]:
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= EXEC_OUTPUT_BYTES:
+        return text, False
+    return data[:EXEC_OUTPUT_BYTES].decode("utf-8", "ignore"), True
 
 
 def _oom(sim: Cluster, action: dict) -> None:
@@ -487,6 +571,7 @@ _PERFORM = {
     "delete": _delete,
     "set-probe": _set_probe,
     "crash": _crash,
+    "exec": _exec,
     "oom": _oom,
     "node-down": _node_down,
     "node-up": _node_up,

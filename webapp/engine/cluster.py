@@ -744,8 +744,9 @@ class ClusterSimulation:
                        f"Scripted {action.get('action')} at {action.get('at', 0):g}s "
                        f"did not apply: {error.message}")  # fmt: skip
 
-    def act(self, action: dict) -> None:
-        """Apply a user action now; ActionError (not logged) when it is invalid."""
+    def act(self, action: dict) -> dict | None:
+        """Apply a user action now; ActionError (not logged) when it is invalid. Returns
+        what the action answers (``exec``: its output), else None."""
         from webapp.engine.cluster_actions import perform, validate
 
         if len(self.actions) >= self.max_actions:
@@ -761,9 +762,10 @@ class ClusterSimulation:
             validate(twin, action)
             self._run_until(self.clock.now_ms)
         checked = validate(self, action)
-        perform(self, checked)
+        answer = perform(self, checked)
         self.actions.append({"at": self.now, **action})
         self._run_until(self.clock.now_ms)
+        return answer
 
     # -- outputs --------------------------------------------------------------------------
 

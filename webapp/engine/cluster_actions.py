@@ -85,6 +85,15 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
     if not isinstance(action, dict):
         raise ActionError("bad_action", {}, "An action is a mapping with an 'action' word.")
     word = action.get("action")
+    if word == "exec":  # any Pod of the cluster (`pod`), the focus Pod without one
+        name = action.get("pod", sim.focus_name)
+        run = sim.runs.get(name) if isinstance(name, str) else None
+        if run is None or run.pod_removed:
+            raise ActionError("unknown_object", {"kind": "Pod", "name": _shown(name)},
+                              f'pods "{str(name)[:253]}" not found')  # fmt: skip
+        checked = validate_action(run, action)
+        checked["_run"] = run
+        return checked
     if word in FOCUS_POD_ACTIONS:
         run = sim.runs.get(sim.focus_name or "")
         if run is None:
@@ -227,13 +236,13 @@ def _changed_spec(obj: dict, spec: dict) -> None:
     obj["metadata"]["generation"] = obj["metadata"].get("generation", 1) + 1
 
 
-def perform(sim: ClusterSimulation, action: dict) -> None:
+def perform(sim: ClusterSimulation, action: dict) -> dict | None:
     word = action["action"]
-    if word in FOCUS_POD_ACTIONS:
+    if word in FOCUS_POD_ACTIONS or word == "exec":
         run = action.pop("_run")
-        perform_action(run, action)
+        answer = perform_action(run, action)
         sim.sync()
-        return
+        return answer
     if word == "delete":
         grace = action.get("gracePeriodSeconds")
         force = bool(action.get("force"))

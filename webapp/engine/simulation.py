@@ -348,9 +348,10 @@ class Simulation:
         """A new run in the checkpoint's state; it runs on exactly as the original would."""
         return restore_checkpoint(checkpoint)
 
-    def act(self, action: dict) -> None:
+    def act(self, action: dict) -> dict | None:
         """Apply a user action now; ActionError (not logged) when it is invalid. A refused
-        action changes nothing: every check runs before the first change."""
+        action changes nothing: every check runs before the first change. Returns what the
+        action answers (``exec``: its output), else None."""
         if len(self.actions) >= self.max_actions:
             raise ActionError("too_many_actions", {"limit": self.max_actions},
                               f"This run already has {self.max_actions} actions; "
@@ -365,11 +366,12 @@ class Simulation:
             validate_action(twin, action)
             self._run_until(self.clock.now_ms)
         checked = validate_action(self, action)
-        perform_action(self, checked)
+        answer = perform_action(self, checked)
         self.actions.append({"at": self.now, **action})
         if self._dirty:
             self._flush()
         self._run_until(self.clock.now_ms)  # what reacts at once is visible at once
+        return answer
 
     # -- outputs ------------------------------------------------------------------------
 

@@ -56,7 +56,7 @@ def realtime_of(app: Flask) -> Realtime:
 
 
 def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realtime:
-    from webapp.ratelimit import RateLimiter
+    from webapp.ratelimit import RateLimiter, shared_limiter
 
     config = app.config
     new_per_minute = float(config["NEW_SESSIONS_PER_MINUTE"])
@@ -94,7 +94,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
             ticks_per_second=float(config["SESSION_TICK_BUDGET"]),
         ),
         limiter=RateLimiter(float(config["ACTIONS_PER_SECOND"])),
-        creations=RateLimiter(new_per_minute / 60.0, burst=new_per_minute),
+        creations=shared_limiter(config, "new-sessions", new_per_minute / 60.0, new_per_minute),
         catalog=catalog,
         text_limit=int(config["SHARE_MAX_TEXT_BYTES"]),
         run_scheduler=bool(config["SESSION_SCHEDULER"]),

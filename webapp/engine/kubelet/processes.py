@@ -24,6 +24,7 @@ from webapp.engine.core.timefmt import EPOCH, go_duration
 from webapp.engine.programs import (
     Answer,
     Derived,
+    ExecResult,
     Process,
     StartOptions,
     derive,
@@ -527,6 +528,24 @@ class PodProcesses:
             "rpc error: code = Unknown desc = failed to exec in container: failed to start exec "
             f'"{exec_id}": {error}'
         )
+
+    # -- kubectl exec ------------------------------------------------------------------
+
+    def user_exec(
+        self, record: ContainerRecord, argv: list[str], timeout_ms: int, head_chars: int
+    ) -> ExecResult:
+        """``kubectl exec POD -c NAME -- ARGV``: the command runs in the container's newest
+        instance as a probe's does (its own time line; its effects, files removed or a
+        signal to PID 1, happen now), and the runtime notices what it did to PID 1."""
+        instance = record.newest
+        assert instance is not None and instance.process is not None and instance.running
+        result = instance.process.exec(
+            self.sim.now_ms, argv, timeout_ms, self.world(), head_chars=head_chars
+        )
+        self.kubelet.runtime.watch(instance)
+        if result.error:
+            result.error = self._exec_error(instance, result.error)
+        return result
 
     # -- lifecycle hooks ---------------------------------------------------------------
 

@@ -139,18 +139,25 @@ class Process:
         self._exit(137, oom=oom)
 
     def exec(
-        self, now_ms: int, argv: list[str], timeout_ms: int | None, world: World
+        self,
+        now_ms: int,
+        argv: list[str],
+        timeout_ms: int | None,
+        world: World,
+        head_chars: int | None = None,
     ) -> ExecResult:
         """Run ``argv`` in the container (a probe or hook), in its own time line.
 
         The command's sleeps advance its own clock only (the rest of the container does not
-        run meanwhile); its effects (files, signals to PID 1) happen at ``now_ms``."""
+        run meanwhile); its effects (files, signals to PID 1) happen at ``now_ms``. Of
+        each stream a probe keeps the last 10 KiB; ``head_chars`` keeps the first that
+        many instead (``kubectl exec``, which streams all of it)."""
         self.advance(now_ms, world)
         if self.exit_code is not None:
             return ExecResult(None, "", "", 0, error="container is not running")
         self.world = world
         try:
-            return self._exec(now_ms, [str(a) for a in argv], timeout_ms)
+            return self._exec(now_ms, [str(a) for a in argv], timeout_ms, head_chars)
         finally:
             self.world = None
             self.now = max(self.now, now_ms)
@@ -808,7 +815,9 @@ class Process:
 
     # -- exec sessions ------------------------------------------------------------------
 
-    def _exec(self, now_ms: int, argv: list[str], timeout_ms: int | None) -> ExecResult:
+    def _exec(
+        self, now_ms: int, argv: list[str], timeout_ms: int | None, head_chars: int | None
+    ) -> ExecResult:
         start = now_ms
         alive = sum(1 for t in self.threads.values() if not t.done)
         if alive >= MAX_THREADS:
@@ -833,7 +842,9 @@ class Process:
                     break
                 wake = th.wake if th.deadline is None else min(th.wake or th.deadline, th.deadline)
                 if wake is None or (limit is not None and wake > limit):
-                    return self._exec_result(th, None, None if limit is None else timeout_ms, True)
+                    return self._exec_result(
+                        th, None, None if limit is None else timeout_ms, True, head_chars
+                    )
                 local = wake
                 self.now = local
                 if th.deadline is not None and th.deadline <= local:
@@ -846,21 +857,30 @@ class Process:
                 if killed or (self.exit_code is not None and th.exit_code is None)
                 else th.exit_code
             )
-            return self._exec_result(th, code, local - start, False)
+            return self._exec_result(th, code, local - start, False, head_chars)
         finally:
             th.done = True
             self.threads.pop(th.pid, None)
             self.now = max(now_ms, min(self.now, now_ms))
 
     def _exec_result(
-        self, th: Thread, code: int | None, duration: int | None, timed_out: bool
+        self,
+        th: Thread,
+        code: int | None,
+        duration: int | None,
+        timed_out: bool,
+        head_chars: int | None = None,
     ) -> ExecResult:
         if th.program is not None:
             self.stop_child_program(th)
         for port in [p for p, owner in self.listeners.items() if owner[0] == th.pid]:
             del self.listeners[port]
-        out = "".join(th.caps.get("out", []))[-10240:]
-        err = "".join(th.caps.get("err", []))[-10240:]
+        out = "".join(th.caps.get("out", []))
+        err = "".join(th.caps.get("err", []))
+        if head_chars is None:
+            out, err = out[-10240:], err[-10240:]
+        else:
+            out, err = out[:head_chars], err[:head_chars]
         return ExecResult(code, out, err, duration, timed_out, th.start_error)
 
     # -- output -------------------------------------------------------------------------
