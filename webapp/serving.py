@@ -233,7 +233,7 @@ class PlaygroundWorker(ThreadWorker):  # type: ignore[misc]
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         if self.drain_thread is None and self.alive:
-            app = getattr(self.wsgi, "playground_app", None)
+            app = getattr(getattr(self, "wsgi", None), "playground_app", None)
             if app is not None:
                 self.drain_thread = threading.Thread(
                     target=self._drain, args=(app,), name="drain", daemon=True
