@@ -130,9 +130,14 @@ def test_the_image_runs_as_the_user_the_pod_asks_for_on_a_read_only_root(
     final = containerfile.split("\nFROM ")[-1]  # the last stage is the image
     user = re.search(r"^USER (\d+):(\d+)$", final, re.M)
     assert user, "the image's USER is numeric (runAsNonRoot can check a number only)"
-    # The last stage takes the built wheel from the first and nothing of the source tree.
-    assert re.findall(r"^COPY (.*)$", final, re.M) == ["--from=build /dist/ /tmp/dist/"]
-    assert "pip install --no-cache-dir /tmp/dist/*.whl" in final
+    # The last stage takes the built wheel and the lock from the first, nothing else of the
+    # source tree: the dependencies at their locked versions and hashes, then the wheel alone.
+    assert re.findall(r"^COPY (.*)$", final, re.M) == [
+        "--from=build /dist/ /tmp/dist/",
+        "--from=build /src/requirements/lock.txt /tmp/lock.txt",
+    ]
+    assert "pip install --no-cache-dir --require-hashes -r /tmp/lock.txt" in final
+    assert "pip install --no-cache-dir --no-deps /tmp/dist/*.whl" in final
     pod = base["Deployment"]["spec"]["template"]["spec"]
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert str(pod["securityContext"]["runAsUser"]) == user[1]
