@@ -545,7 +545,6 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
     th = _owner(m, port)
     path = path or "/"
     clean = path.split("?", 1)[0]
-    now = m.wall()
     if kind == "nginx":
         status, body, _path = _nginx(m, th, clean, client)
         size = len(body.encode()) if status != 403 else 153
@@ -600,7 +599,7 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
         return Answer("ok", 404, STATUS_TEXT[404], "404 page not found\n")
     if kind == "netexec":
         if clean in ("/healthz", "/readyz", "/"):
-            return Answer("ok", 200, "OK", "ok" if clean != "/" else f"NOW: {now.isoformat()}")
+            return Answer("ok", 200, "OK", "ok" if clean != "/" else f"NOW: {m.wall().isoformat()}")
         if clean in ("/hostname", "/hostName"):
             return Answer("ok", 200, "OK", m.start.hostname)
         return Answer("ok", 404, STATUS_TEXT[404], "404 page not found\n")
