@@ -104,11 +104,16 @@ class Process:
     def next_wake(self) -> int | None:
         if self.exit_code is not None:
             return None
-        wakes = [t.wake for t in self.threads.values() if not t.done and t.wake is not None]
-        wakes += [
-            t.deadline for t in self.threads.values() if not t.done and t.deadline is not None
-        ]
-        return min(wakes) if wakes else None
+        earliest = None
+        for t in self.threads.values():
+            if t.done:
+                continue
+            wake, deadline = t.wake, t.deadline
+            if wake is not None and (earliest is None or wake < earliest):
+                earliest = wake
+            if deadline is not None and (earliest is None or deadline < earliest):
+                earliest = deadline
+        return earliest
 
     def advance(self, now_ms: int, world: World) -> None:
         """Run everything due up to ``now_ms``."""
@@ -253,19 +258,25 @@ class Process:
             guard += 1
             if guard > 100_000:
                 break  # cannot happen: every round makes progress or stops
-            due = [
-                t for t in self.threads.values()
-                if not t.done and (
-                    (t.wake is not None and t.wake <= now_ms)
-                    or (t.deadline is not None and t.deadline <= now_ms)
-                )
-            ]  # fmt: skip
-            for thread in self.threads.values():
-                block = thread.block
-                if block is not None and block[0] == "spin" and block[1] != self.fs.version:
-                    thread.block = None
-                    thread.fingerprint = None
-            runnable = [t for t in self.threads.values() if not t.done and t.block is None]
+            # One pass: the threads due by now_ms, a spinning loop whose files changed let
+            # look again, the threads that can run (each in the threads' order).
+            due = []
+            runnable = []
+            version = self.fs.version
+            for t in self.threads.values():
+                block = t.block
+                if block is not None and block[0] == "spin" and block[1] != version:
+                    t.block = block = None
+                    t.fingerprint = None
+                if t.done:
+                    continue
+                wake, deadline = t.wake, t.deadline
+                if (wake is not None and wake <= now_ms) or (
+                    deadline is not None and deadline <= now_ms
+                ):
+                    due.append(t)
+                if block is None:
+                    runnable.append(t)
             if self.follows and not runnable:
                 servers.follow_due(self)
             if runnable:
