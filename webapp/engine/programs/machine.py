@@ -20,6 +20,7 @@ it runs once the foreground command returns, at once during ``wait``.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from datetime import datetime, timedelta
 from typing import Any
@@ -560,7 +561,7 @@ class Process:
         script = th.vars.get("\x00script")
         if not isinstance(script, str):
             return 1
-        return line_column(script, pos)[0]
+        return _line_at(script, pos)
 
     def _pipe_step(self, th: Thread, frame: list) -> None:
         """``a | b | c``: run the stages in turn, each one's output the next one's input."""
@@ -925,6 +926,12 @@ class Process:
 
     def expand(self, th: Thread, word: Any) -> list[str]:
         return commands.expand_word(self, th, word)
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_at(script: str, pos: int) -> int:
+    """The 1-based line of ``pos`` in ``script`` (each command of a loop asks every round)."""
+    return line_column(script, pos)[0]
 
 
 def restore(th: Thread, saved: dict) -> None:
