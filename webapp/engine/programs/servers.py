@@ -71,8 +71,25 @@ class _Template(dict):
         return value
 
 
+# strftime of whole-second formats by (epoch, virtual second, format): a probe's access log
+# line at each of many instants of one second has the same stamp.
+_STAMPS: dict[tuple, str] = {}
+_STAMPS_MAX = 4096
+
+
 def stamp(m: Machine, fmt: str) -> str:
-    """``strftime`` of the current virtual instant, computed once per instant and format."""
+    """``strftime`` of the current virtual instant, computed once per second and format
+    (the formats here have whole seconds) when the epoch is a whole second, else once per
+    instant."""
+    epoch = m.start.epoch
+    if not epoch.microsecond and "%f" not in fmt:
+        key = (epoch, m.now // 1000, fmt)
+        text = _STAMPS.get(key)
+        if text is None:
+            if len(_STAMPS) >= _STAMPS_MAX:
+                _STAMPS.clear()
+            text = _STAMPS[key] = m.wall().strftime(fmt)
+        return text
     cached = m.render_cache
     if cached is None or cached[0] != m.now:
         cached = m.render_cache = (m.now, _Template(m, {}))
