@@ -180,6 +180,7 @@ def _parts_text(m: Machine, th: Thread, parts: tuple) -> str:
 
 
 _FIELD_SEPARATORS = re.compile(r"[ \t\n]+")
+_ECHO_FLAGS = re.compile(r"-[neE]+")
 
 
 def _literal_fields(parts: tuple, split: bool) -> list[str] | None:
@@ -1012,7 +1013,7 @@ def b_echo(m: Machine, th: Thread, argv: list[str]) -> int:
             newline = False
             args = args[1:]
     else:
-        while args and re.fullmatch(r"-[neE]+", args[0]):
+        while args and _ECHO_FLAGS.fullmatch(args[0]):
             for flag in args[0][1:]:
                 if flag == "n":
                     newline = False

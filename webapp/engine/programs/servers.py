@@ -113,6 +113,10 @@ def render(m: Machine, template: str, **extra: object) -> str:
 # -- which program -----------------------------------------------------------------------
 
 
+_PYTHON = re.compile(r"python[0-9.]*")
+_PERL = re.compile(r"perl[0-9.]*")
+
+
 def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
     """The catalogue program ``argv`` runs, or None when it is not a server we model."""
     base = posixpath.basename(argv[0])
@@ -133,7 +137,7 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "agnhost-liveness"
     if base == "stress":
         return "vish-stress" if facts.key == "vish-stress" else "stress"
-    if re.fullmatch(r"python[0-9.]*", base):
+    if _PYTHON.fullmatch(base):
         if "-m" in args and "http.server" in args:
             return "python-http"
         if pycmd.modelled(args):
@@ -141,7 +145,7 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "python"
     if base in ("node", "nodejs"):
         return "node"
-    if re.fullmatch(r"perl[0-9.]*", base):
+    if _PERL.fullmatch(base):
         return "perl-bpi" if bignum.perl_bpi_digits(args) is not None else "perl"
     if base == "java":
         return "java"
