@@ -35,8 +35,29 @@ _QUANTITY = re.compile(
 )
 
 
+# Parsed quantities by text (the same few strings are read on every sync and scheduling
+# pass): the parse is pure and its result immutable. Short texts only, and bounded.
+_PARSED: dict[str, tuple[Fraction, str]] = {}
+_PARSED_MAX = 4096
+_PARSED_TEXT_MAX = 64
+
+
 def _split(quantity: str | int | float) -> tuple[Fraction, str]:
     """The value in base units and the format: "BinarySI", "DecimalSI" or "DecimalExponent"."""
+    if type(quantity) is str:
+        cached = _PARSED.get(quantity)
+        if cached is not None:
+            return cached
+        parsed = _parse(quantity)
+        if len(quantity) <= _PARSED_TEXT_MAX:
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[quantity] = parsed
+        return parsed
+    return _parse(quantity)
+
+
+def _parse(quantity: str | int | float) -> tuple[Fraction, str]:
     if isinstance(quantity, bool):
         raise ValueError(f"quantities must match the regular expression: {quantity!r}")
     if isinstance(quantity, int | float):

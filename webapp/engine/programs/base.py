@@ -207,8 +207,11 @@ def errno_text(code: str) -> str:
     return ERRNO_TEXT.get(code, code)
 
 
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
+
+
 def parse_duration(text: str) -> float | None:
-    match = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", text)
+    match = _DURATION.fullmatch(text)
     if not match:
         return None
     value = float(match.group(1))

@@ -179,9 +179,33 @@ def _parts_text(m: Machine, th: Thread, parts: tuple) -> str:
     return "".join(expand_word(m, th, Word(parts, "", 0), split=False))
 
 
+_FIELD_SEPARATORS = re.compile(r"[ \t\n]+")
+_ECHO_FLAGS = re.compile(r"-[neE]+")
+
+
+def _literal_fields(parts: tuple, split: bool) -> list[str] | None:
+    """The fields of a word made only of literal parts, or None when it has an expansion or
+    an unquoted pattern character (then :func:`expand_word` does it in full): the text of
+    its parts joined, if it is not empty or something in it was quoted."""
+    text = ""
+    has_quoted = False
+    for part in parts:
+        if part[0] != "L":
+            return None
+        if part[2]:
+            has_quoted = True
+        elif split and ("*" in part[1] or "?" in part[1] or "[" in part[1]):
+            return None
+        text += part[1]
+    return [text] if text or has_quoted else []
+
+
 def expand_word(m: Machine, th: Thread, word: Word, split: bool = True) -> list[str]:
     """A word's fields after parameter, command and arithmetic expansion, field splitting
     (unquoted expansions only) and pathname expansion."""
+    literal = _literal_fields(word.parts, split)
+    if literal is not None:
+        return literal
     fields: list[list] = [[[], False]]  # [chunks [(text, quoted)], has_quoted]
 
     def add(text: str, quoted: bool) -> None:
@@ -192,7 +216,7 @@ def expand_word(m: Machine, th: Thread, word: Word, split: bool = True) -> list[
         if not split:
             fields[-1][0].append((text, True))
             return
-        pieces = re.split(r"[ \t\n]+", text)
+        pieces = _FIELD_SEPARATORS.split(text)
         if len(pieces) == 1:
             fields[-1][0].append((text, False))
             return
@@ -989,7 +1013,7 @@ def b_echo(m: Machine, th: Thread, argv: list[str]) -> int:
             newline = False
             args = args[1:]
     else:
-        while args and re.fullmatch(r"-[neE]+", args[0]):
+        while args and _ECHO_FLAGS.fullmatch(args[0]):
             for flag in args[0][1:]:
                 if flag == "n":
                     newline = False

@@ -9,6 +9,7 @@ container that mounts it.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 
 ENOENT = "ENOENT"
@@ -34,6 +35,16 @@ SPECIAL = ("/dev/null", "/dev/stdout", "/dev/stderr", "/proc/self/fd/1", "/proc/
 def new_store(files: dict[str, str] | None = None, dirs: list[str] | None = None) -> dict:
     """A volume's contents (relative paths, no leading slash)."""
     return {"files": dict(files or {}), "dirs": sorted(set(dirs or ()))}
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalize(path: str, cwd: str) -> str:
+    """:meth:`FileSystem.normalize`, remembered: probes and loops ask for the same few paths
+    every period."""
+    if not path.startswith("/"):
+        path = posixpath.join(cwd or "/", path)
+    path = posixpath.normpath(path)
+    return "/" + path.lstrip("/") if path != "/" else "/"
 
 
 class FileSystem:
@@ -64,10 +75,7 @@ class FileSystem:
 
     @staticmethod
     def normalize(path: str, cwd: str = "/") -> str:
-        if not path.startswith("/"):
-            path = posixpath.join(cwd or "/", path)
-        path = posixpath.normpath(path)
-        return "/" + path.lstrip("/") if path != "/" else "/"
+        return _normalize(path, cwd)
 
     def _mount(self, path: str) -> tuple[dict, str, bool] | None:
         for mount_path, store, read_only, sub in self.mounts:

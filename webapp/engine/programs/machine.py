@@ -20,6 +20,7 @@ it runs once the foreground command returns, at once during ``wait``.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from datetime import datetime, timedelta
 from typing import Any
@@ -104,11 +105,16 @@ class Process:
     def next_wake(self) -> int | None:
         if self.exit_code is not None:
             return None
-        wakes = [t.wake for t in self.threads.values() if not t.done and t.wake is not None]
-        wakes += [
-            t.deadline for t in self.threads.values() if not t.done and t.deadline is not None
-        ]
-        return min(wakes) if wakes else None
+        earliest = None
+        for t in self.threads.values():
+            if t.done:
+                continue
+            wake, deadline = t.wake, t.deadline
+            if wake is not None and (earliest is None or wake < earliest):
+                earliest = wake
+            if deadline is not None and (earliest is None or deadline < earliest):
+                earliest = deadline
+        return earliest
 
     def advance(self, now_ms: int, world: World) -> None:
         """Run everything due up to ``now_ms``."""
@@ -253,19 +259,25 @@ class Process:
             guard += 1
             if guard > 100_000:
                 break  # cannot happen: every round makes progress or stops
-            due = [
-                t for t in self.threads.values()
-                if not t.done and (
-                    (t.wake is not None and t.wake <= now_ms)
-                    or (t.deadline is not None and t.deadline <= now_ms)
-                )
-            ]  # fmt: skip
-            for thread in self.threads.values():
-                block = thread.block
-                if block is not None and block[0] == "spin" and block[1] != self.fs.version:
-                    thread.block = None
-                    thread.fingerprint = None
-            runnable = [t for t in self.threads.values() if not t.done and t.block is None]
+            # One pass: the threads due by now_ms, a spinning loop whose files changed let
+            # look again, the threads that can run (each in the threads' order).
+            due = []
+            runnable = []
+            version = self.fs.version
+            for t in self.threads.values():
+                block = t.block
+                if block is not None and block[0] == "spin" and block[1] != version:
+                    t.block = block = None
+                    t.fingerprint = None
+                if t.done:
+                    continue
+                wake, deadline = t.wake, t.deadline
+                if (wake is not None and wake <= now_ms) or (
+                    deadline is not None and deadline <= now_ms
+                ):
+                    due.append(t)
+                if block is None:
+                    runnable.append(t)
             if self.follows and not runnable:
                 servers.follow_due(self)
             if runnable:
@@ -549,7 +561,7 @@ class Process:
         script = th.vars.get("\x00script")
         if not isinstance(script, str):
             return 1
-        return line_column(script, pos)[0]
+        return _line_at(script, pos)
 
     def _pipe_step(self, th: Thread, frame: list) -> None:
         """``a | b | c``: run the stages in turn, each one's output the next one's input."""
@@ -914,6 +926,12 @@ class Process:
 
     def expand(self, th: Thread, word: Any) -> list[str]:
         return commands.expand_word(self, th, word)
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_at(script: str, pos: int) -> int:
+    """The 1-based line of ``pos`` in ``script`` (each command of a loop asks every round)."""
+    return line_column(script, pos)[0]
 
 
 def restore(th: Thread, saved: dict) -> None:

@@ -71,8 +71,25 @@ class _Template(dict):
         return value
 
 
+# strftime of whole-second formats by (epoch, virtual second, format): a probe's access log
+# line at each of many instants of one second has the same stamp.
+_STAMPS: dict[tuple, str] = {}
+_STAMPS_MAX = 4096
+
+
 def stamp(m: Machine, fmt: str) -> str:
-    """``strftime`` of the current virtual instant, computed once per instant and format."""
+    """``strftime`` of the current virtual instant, computed once per second and format
+    (the formats here have whole seconds) when the epoch is a whole second, else once per
+    instant."""
+    epoch = m.start.epoch
+    if not epoch.microsecond and "%f" not in fmt:
+        key = (epoch, m.now // 1000, fmt)
+        text = _STAMPS.get(key)
+        if text is None:
+            if len(_STAMPS) >= _STAMPS_MAX:
+                _STAMPS.clear()
+            text = _STAMPS[key] = m.wall().strftime(fmt)
+        return text
     cached = m.render_cache
     if cached is None or cached[0] != m.now:
         cached = m.render_cache = (m.now, _Template(m, {}))
@@ -96,6 +113,10 @@ def render(m: Machine, template: str, **extra: object) -> str:
 # -- which program -----------------------------------------------------------------------
 
 
+_PYTHON = re.compile(r"python[0-9.]*")
+_PERL = re.compile(r"perl[0-9.]*")
+
+
 def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
     """The catalogue program ``argv`` runs, or None when it is not a server we model."""
     base = posixpath.basename(argv[0])
@@ -116,7 +137,7 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "agnhost-liveness"
     if base == "stress":
         return "vish-stress" if facts.key == "vish-stress" else "stress"
-    if re.fullmatch(r"python[0-9.]*", base):
+    if _PYTHON.fullmatch(base):
         if "-m" in args and "http.server" in args:
             return "python-http"
         if pycmd.modelled(args):
@@ -124,7 +145,7 @@ def program_key(facts: ImageFacts, argv: list[str]) -> str | None:
         return "python"
     if base in ("node", "nodejs"):
         return "node"
-    if re.fullmatch(r"perl[0-9.]*", base):
+    if _PERL.fullmatch(base):
         return "perl-bpi" if bignum.perl_bpi_digits(args) is not None else "perl"
     if base == "java":
         return "java"
@@ -545,7 +566,6 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
     th = _owner(m, port)
     path = path or "/"
     clean = path.split("?", 1)[0]
-    now = m.wall()
     if kind == "nginx":
         status, body, _path = _nginx(m, th, clean, client)
         size = len(body.encode()) if status != 403 else 153
@@ -600,7 +620,7 @@ def http(m: Machine, port: int, path: str, client: str, agent: str = "kube-probe
         return Answer("ok", 404, STATUS_TEXT[404], "404 page not found\n")
     if kind == "netexec":
         if clean in ("/healthz", "/readyz", "/"):
-            return Answer("ok", 200, "OK", "ok" if clean != "/" else f"NOW: {now.isoformat()}")
+            return Answer("ok", 200, "OK", "ok" if clean != "/" else f"NOW: {m.wall().isoformat()}")
         if clean in ("/hostname", "/hostName"):
             return Answer("ok", 200, "OK", m.start.hostname)
         return Answer("ok", 404, STATUS_TEXT[404], "404 page not found\n")

@@ -822,8 +822,9 @@ def sync_job(job: Obj, pods: Sequence[Obj], backoff: BackoffRecord | None, now: 
     # trackJobStatusAndRemoveFinalizers: count and release every finished tracked Pod; when
     # the Job failed, the Pods it is deleting count as failed too.
     failing = condition is not None and condition["type"] in ("FailureTarget", "Failed")
+    counted_ids = {id(p) for p in new_succeeded} | {id(p) for p in new_failed}
     for pod in tracked:
-        counted_now = any(pod is p for p in new_succeeded) or any(pod is p for p in new_failed)
+        counted_now = id(pod) in counted_ids
         if counted_now or (failing and valid(pod)):
             result.remove_finalizers.append(_pod_name(pod))
             if (
