@@ -537,7 +537,10 @@ export function kubeletStepStates(transitions, containers, { deleting = false } 
     let running = "pending";
     // startContainer ends with postStart: until it returns, the container is not Running.
     if (c.running) running = c.postStart === "running" ? "pending" : "done";
-    else if (c.exits > 0) running = failedNow || c.sigkill || c.signal ? "failed" : "done";
+    // A container stopped because its Pod is deleted ran to that end: its box is done, unless
+    // its exit itself failed (137 after SIGKILL, 143 from a process that does not catch
+    // SIGTERM); one the kubelet killed for a failed probe failed.
+    else if (c.exits > 0) running = failedNow || (!deleting && (c.sigkill || c.signal)) ? "failed" : "done";
     else if (failedNow) running = "failed";
     states.set(boxKey(4, "running", name), running);
     // A probe's box shows the newest instance's last result; before its first run on a

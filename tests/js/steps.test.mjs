@@ -120,6 +120,18 @@ test("docs' myapp-pod: while init-myservice loops on nslookup, init-mydb is not 
   assert.equal(boxOf(second, "3:start:myapp-container").state, "pending");
 });
 
+test("a container stopped because its Pod was deleted ran to that end: Running is done, not failed", () => {
+  // graceful-shutdown-prestop: preStop, SIGTERM, exit 0, the Pod gone at 53 s
+  const gone = diagramModel(at("graceful-shutdown-prestop", 53));
+  assert.equal(boxOf(gone, "4:running:api").state, "done");
+  assert.equal(boxOf(gone, "5:sigterm").state, "done");
+  // a rolling update's old Pod: nginx stopped by SIGQUIT (its STOPSIGNAL), exit 0
+  const replaced = diagramModel(at("workloads--rolling-update", 40));
+  assert.equal(boxOf(replaced, "4:running:nginx").state, "done");
+  // an exit that itself failed still shows as failed (crash-loop-backoff's exit 1)
+  assert.equal(boxOf(diagramModel(at("crash-loop-backoff", 17.9)), "4:running:app").state, "current failed");
+});
+
 test("docs' exec liveness: the kill shows SIGTERM sent and the grace period running, then SIGKILL, then the new instance", () => {
   const before = diagramModel(at("docs-exec-liveness", 40));
   for (const step of ["sigterm", "grace", "sigkill"]) assert.equal(boxOf(before, `5:${step}`).state, "pending", step);
