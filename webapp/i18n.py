@@ -381,6 +381,18 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "en": "The Pod has no container named {container!r}.",
         "zh": "这个 Pod 没有名为 {container!r} 的容器。",
     },
+    "bad_command": {
+        "en": "The command must be a list of one or more arguments (the program first), with no NUL byte.",
+        "zh": "命令必须是一个或多个参数组成的列表（第一个是程序），且不能包含 NUL 字节。",
+    },
+    "command_too_long": {
+        "en": "The command line has {args} arguments and {bytes} bytes; at most 1024 arguments and {limit} bytes.",
+        "zh": "命令行有 {args} 个参数、{bytes} 字节；最多 1024 个参数、{limit} 字节。",
+    },
+    "eviction_refused": {
+        "en": "The eviction was refused: {message}",
+        "zh": "驱逐被拒绝：{message}",
+    },
     "container_not_running": {
         "en": "Container {container!r} is not running right now.",
         "zh": "容器 {container!r} 现在没有在运行。",

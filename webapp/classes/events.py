@@ -302,6 +302,8 @@ def register(classes: Classes) -> dict[str, Any]:
         """`class:scenario {scenario}`: the teacher picks a built-in scenario; the class's
         run restarts with it (followers get the new snapshot)."""
         check.only_fields(payload, ["scenario"])
+        from webapp.classes.teaching import open_scenario
+
         open_scenario(classes, rt, classes.teacher_of(sid), check.text(payload, "scenario"))
 
     def on_plan(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
@@ -337,25 +339,6 @@ def register(classes: Classes) -> dict[str, Any]:
         "class:reveal": on_reveal,
         "class:answer": on_answer,
     }
-
-
-def open_scenario(classes: Classes, rt: Realtime, cls: Classroom, name: str) -> None:
-    """The class's run restarts with the built-in scenario `name` (followers get the new
-    snapshot)."""
-    from webapp.realtime.state import engine_class
-
-    scenario = rt.catalog.get(name)
-    if scenario is None:
-        raise Refusal("unknown_scenario", name=name)
-    teacher = classes.teacher_session(cls)
-    with rt.working(teacher):
-        sim = engine_class().from_scenario(scenario, seed=teacher.seed)
-        with teacher.lock:
-            teacher.restart(sim)
-            teacher.pause_at = None
-            teacher.used = True
-            rt.send_snapshot(teacher, to_room=True)
-    classes.save(cls)
 
 
 def _public(question: dict[str, Any]) -> dict[str, Any]:

@@ -64,7 +64,6 @@ def next_step(classes: Classes, rt: Realtime, cls: Classroom, payload: dict[str,
 
 def do_step(classes: Classes, rt: Realtime, cls: Classroom, step: dict[str, Any]) -> None:
     from webapp.classes import asking
-    from webapp.classes.events import open_scenario
     from webapp.classes.handout import hand_out
 
     kind = step["kind"]
@@ -123,3 +122,22 @@ def play_to(classes: Classes, rt: Realtime, cls: Classroom, t: float) -> None:
         rt.send_snapshot(teacher, to_room=True)
         if teacher.seek_target is not None and rt.run_scheduler:
             rt.seeker.start(rt.socketio.start_background_task, rt.socketio.sleep)
+
+
+def open_scenario(classes: Classes, rt: Realtime, cls: Classroom, name: str) -> None:
+    """The class's run restarts with the built-in scenario `name` (followers get the new
+    snapshot)."""
+    from webapp.realtime.state import engine_class
+
+    scenario = rt.catalog.get(name)
+    if scenario is None:
+        raise Refusal("unknown_scenario", name=name)
+    teacher = classes.teacher_session(cls)
+    with rt.working(teacher):
+        sim = engine_class().from_scenario(scenario, seed=teacher.seed)
+        with teacher.lock:
+            teacher.restart(sim)
+            teacher.pause_at = None
+            teacher.used = True
+            rt.send_snapshot(teacher, to_room=True)
+    classes.save(cls)
