@@ -13,6 +13,7 @@ import pytest
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.samples import POD
 from webapp import create_app, socketio_of
 from webapp.realtime import realtime_of
 
@@ -21,16 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NGINX = (ROOT / "tests" / "unit" / "data" / "docs" / "nginx-deployment.yaml").read_text(
     encoding="utf-8"
 )
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
 
 
 @pytest.fixture
