@@ -205,6 +205,9 @@ class PostgresDatabase(Database):
 
     dialect = "postgresql"
     CONNECT_TIMEOUT = 5  # seconds: a server that cannot be reached is a fault, soon
+    # No statement holds a request's thread longer than this (a server that hangs, a lock
+    # another host holds): past it the statement fails, a fault like a lost server.
+    STATEMENT_TIMEOUT_MS = 5000
 
     def __init__(self, url: str) -> None:
         import psycopg  # the `postgresql` extra; imported only when configured
@@ -218,7 +221,10 @@ class PostgresDatabase(Database):
 
     def _connect(self) -> Any:
         connection = self._psycopg.connect(
-            self.url, autocommit=True, connect_timeout=self.CONNECT_TIMEOUT
+            self.url,
+            autocommit=True,
+            connect_timeout=self.CONNECT_TIMEOUT,
+            options=f"-c statement_timeout={self.STATEMENT_TIMEOUT_MS}",
         )
         with self._lock:
             self._connections.append(connection)
@@ -314,6 +320,8 @@ def postgres_fault(error: BaseException) -> str | None:
         return "the database server is read-only"
     if isinstance(error, errors.InsufficientPrivilege):
         return "the database user may not write these tables"
+    if isinstance(error, errors.QueryCanceled):  # statement_timeout
+        return "the database server did not answer in time"
     if isinstance(error, psycopg.OperationalError):
         return f"the database server cannot be reached ({type(error).__name__})"
     return None

@@ -415,3 +415,28 @@ def test_three_hosts_answer_any_link_and_any_class(tmp_path: Path, pg_url: str) 
             except subprocess.TimeoutExpired:
                 process.kill()
         redis.stop()
+
+
+def test_a_statement_held_by_another_hosts_lock_fails_as_a_fault_in_bounded_time(
+    pg_url: str,
+) -> None:
+    """No statement holds a request's thread for long: one waiting on a lock that another
+    connection keeps is cancelled after STATEMENT_TIMEOUT_MS, and it is a storage fault
+    (507 and /readyz "not ready"), not a bug."""
+    import psycopg
+
+    from webapp.storage import write_fault
+
+    db = PostgresDatabase(pg_url)
+    store = ShareStore(db)
+    holder = psycopg.connect(pg_url)
+    try:
+        holder.execute("LOCK TABLE share_links IN ACCESS EXCLUSIVE MODE")  # its transaction
+        with pytest.raises(psycopg.errors.QueryCanceled) as cancelled:
+            store.put(link("g: 7\n"))
+        assert write_fault(cancelled.value) == "the database server did not answer in time"
+    finally:
+        holder.rollback()
+        holder.close()
+        db.close()
+    assert ShareStore(PostgresDatabase(pg_url)).put(link("g: 7\n"))  # free again
