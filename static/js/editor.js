@@ -2,17 +2,19 @@
 // located errors as diagnostics, the errors listed in words, and two ways to use the text:
 // Apply is `kubectl apply` to the running session (the clock and history go on, the answer
 // is kubectl's lines), "Start over from this YAML" runs the text anew from second 0.
-import {
-  EditorState, EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
-  drawSelection, highlightSpecialChars, defaultKeymap, history, historyKeymap,
-  syntaxHighlighting, defaultHighlightStyle, indentOnInput, bracketMatching, yaml, lintGutter,
-  setDiagnostics, Compartment,
-} from "/static/vendor/codemirror.bundle.js";
 import { h, emit, fill, setText } from "./dom.js";
 import { t, lang } from "./i18n.js";
 
 const DRAFT_KEY = "pod-playground.draft"; // sessionStorage: one draft per tab
+// Until the editor is first used, its text is in a plain <textarea> (`plain`); the first
+// focus, press or key (or an error to underline, a line to go to) loads CodeMirror
+// (editor-view.js, the page's largest module) and `view` takes the textarea's place with
+// its text and caret. A visit that only watches never downloads it (issue 23).
+let plain = null;
 let view = null;
+let frame = null;
+let shadow = null;
+let upgrading = null; // the promise of the view while it loads
 let loaded = { session: null, yaml: null };
 let applied = null; // {session, yaml}: the text last kubectl-applied to that session
 let result = null; // {mode: "apply"|"restart", lines, simulationKept, now}: the last answer
@@ -25,44 +27,34 @@ let shownLang = null;
 let list;
 let summary;
 let resultBox;
-const label = new Compartment();
-
-// Chromium's own editing, replacing a selection that spans elements (lines, highlighted
-// tokens) with text typed, inserted or composed by an input method, merges the elements and
-// writes style="" attributes to keep their look: under the page's CSP (style-src 'self')
-// each one is a violation (issue 27). So a selection is replaced by the editor itself:
-// typed or inserted text in one transaction (beforeinput is cancelable for those), and
-// before a composition starts the selection is deleted, so the input method composes at
-// a caret, where the browser only adds text.
-const replaceSelectionsOurselves = EditorView.domEventHandlers({
-  beforeinput(event, view) {
-    if (event.inputType !== "insertText" && event.inputType !== "insertReplacementText") return false;
-    if (view.state.selection.ranges.every((r) => r.empty)) return false;
-    const text = event.data ?? event.dataTransfer?.getData("text/plain");
-    if (text == null) return false;
-    event.preventDefault();
-    view.dispatch(view.state.replaceSelection(text), { scrollIntoView: true, userEvent: "input.type" });
-    return true;
-  },
-  compositionstart(event, view) {
-    if (view.state.selection.ranges.every((r) => r.empty)) return false;
-    view.dispatch(view.state.replaceSelection(""), { userEvent: "delete.selection" });
-    return false;
-  },
-});
 
 export function text() {
-  return view ? view.state.doc.toString() : "";
+  if (view) return view.text();
+  return plain ? plain.value : "";
 }
 
 export function mount(root) {
   // CodeMirror injects its theme with style-mod: a <style> element in a document (which our
   // CSP, style-src 'self', blocks) but a constructable stylesheet in a shadow root (allowed).
   const host = h("div", { class: "cm-host", id: "yaml-editor" });
-  const shadow = host.attachShadow({ mode: "open" });
-  const frame = h("div", { class: "cm-frame" });
+  shadow = host.attachShadow({ mode: "open" });
+  frame = h("div", { class: "cm-frame" });
   // The page names the sheet's content-hashed URL (webapp/asset_files.py).
   const sheet = document.body.dataset.editorCss || "/static/css/editor-shadow.css";
+  plain = h("textarea", { class: "cm-plain", spellcheck: "false", autocomplete: "off", autocapitalize: "off",
+    wrap: "off", "aria-label": t("editor.label"),
+    on: {
+      input: () => changed(),
+      focus: () => upgrade(),
+      pointerdown: () => upgrade(),
+      keydown: (event) => {
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+          event.preventDefault();
+          applyNow();
+        }
+      },
+    } });
+  frame.append(plain);
   shadow.append(h("link", { rel: "stylesheet", href: sheet }), frame);
   const apply = h("button", { type: "button", class: "button button-primary", id: "apply", "data-i18n": "editor.apply",
     on: { click: () => applyNow() } });
@@ -89,36 +81,44 @@ export function mount(root) {
     if (event.target.closest?.("button") && !panel.matches(":focus-within")) event.preventDefault();
   });
   offer = readDraft();
-
-  view = new EditorView({
-    parent: frame,
-    root: shadow,
-    state: EditorState.create({
-      doc: "",
-      extensions: [
-        lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
-        indentOnInput(), syntaxHighlighting(defaultHighlightStyle, { fallback: true }), bracketMatching(),
-        highlightActiveLine(), yaml(), lintGutter(), replaceSelectionsOurselves,
-        keymap.of([{ key: "Mod-Enter", run: () => (applyNow(), true) }, ...defaultKeymap, ...historyKeymap]),
-        label.of(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })),
-        EditorView.updateListener.of((update) => {
-          if (update.docChanged && !loading) {
-            saveDraft();
-            renderErrors();
-          }
-        }),
-      ],
-    }),
-  });
   return {
     update() {
       if (lang() === shownLang) return;
       shownLang = lang();
-      view.dispatch({ effects: label.reconfigure(EditorView.contentAttributes.of({ "aria-label": t("editor.label") })) });
+      if (view) view.relabel(t("editor.label"));
+      else plain.setAttribute("aria-label", t("editor.label"));
       renderErrors();
       renderResult();
     },
   };
+}
+
+function changed() {
+  if (loading) return;
+  saveDraft();
+  renderErrors();
+}
+
+/** CodeMirror in the textarea's place, with its text, caret and focus (once; a promise). */
+export function upgrade() {
+  if (!upgrading) {
+    upgrading = import("./editor-view.js").then((module) => {
+      const focused = shadow.activeElement === plain;
+      view = module.createView({
+        parent: frame, root: shadow, doc: plain.value, anchor: plain.selectionStart, label: t("editor.label"),
+        onChange: () => changed(), onApply: () => applyNow(),
+      });
+      plain.remove();
+      showDiagnostics();
+      if (focused) view.focus();
+      document.body.dataset.editor = "codemirror";
+      return view;
+    }).catch((error) => {
+      upgrading = null; // the textarea still edits; the next focus tries again
+      throw error;
+    });
+  }
+  return upgrading;
 }
 
 let sent = null; // the text of the last Apply or Start over, until its answer
@@ -150,7 +150,7 @@ export function appliedArrived(answer, state) {
   }
   errors = [];
   serverMessage = null;
-  view.dispatch(setDiagnostics(view.state, []));
+  showDiagnostics();
   renderErrors();
   renderResult();
 }
@@ -211,7 +211,7 @@ export function snapshotArrived(state) {
   // A snapshot after Apply means the text was accepted.
   errors = [];
   serverMessage = null;
-  view.dispatch(setDiagnostics(view.state, []));
+  showDiagnostics();
   renderErrors();
 }
 
@@ -229,7 +229,8 @@ export function forgetDraft() {
 function replaceText(value) {
   loading = true;
   try {
-    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: value } });
+    if (view) view.replace(value);
+    else plain.value = value;
   } finally {
     loading = false;
   }
@@ -268,7 +269,7 @@ function restoreDraft() {
   if (!draft) return;
   replaceText(draft.text);
   saveDraft();
-  view.focus();
+  upgrade().then((v) => v.focus());
 }
 
 function discardDraft() {
@@ -281,22 +282,18 @@ function discardDraft() {
 export function showError(err) {
   errors = Array.isArray(err.errors) ? err.errors : [];
   serverMessage = errors.length ? null : err.message || err.code || "";
-  const doc = view.state.doc;
-  const diagnostics = errors.map((e) => {
-    const { from, to } = range(doc, e.line, e.column);
-    return { from, to, severity: "error", message: e.path ? `${e.path}: ${e.message}` : e.message, source: "playground" };
-  });
-  view.dispatch(setDiagnostics(view.state, diagnostics));
+  // Underlining the errors where they are needs the editor itself.
+  if (errors.length) upgrade();
+  showDiagnostics();
   renderErrors();
 }
 
-/** Document offsets of the token at a 1-based line and column (to the end of the line's text). */
-export function range(doc, line, column) {
-  const n = Math.min(Math.max(1, line || 1), doc.lines);
-  const l = doc.line(n);
-  const from = Math.min(l.from + Math.max(0, (column || 1) - 1), l.to);
-  const rest = l.text.slice(from - l.from);
-  return { from, to: Math.min(l.to, from + Math.max(1, rest.trimEnd().length)) };
+/** The current errors as the view's lint diagnostics (nothing to do before it loads: it
+ * shows them when it does). */
+function showDiagnostics() {
+  if (!view) return;
+  view.diagnose(errors.map((e) => ({ line: e.line, column: e.column,
+    message: e.path ? `${e.path}: ${e.message}` : e.message })));
 }
 
 function renderErrors() {
@@ -325,11 +322,9 @@ function renderErrors() {
 
 /** Put the cursor on a 1-based line (the derived-behaviour warnings use it). */
 export function goToLine(line) {
-  if (view) goTo(line, 1);
+  goTo(line, 1);
 }
 
 function goTo(line, column) {
-  const { from } = range(view.state.doc, line, column);
-  view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
-  view.focus();
+  upgrade().then((v) => v.goTo(line, column));
 }

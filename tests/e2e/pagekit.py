@@ -51,9 +51,36 @@ def collect_errors(page: Page) -> list[str]:
     return errors
 
 
+EDITOR_LOADED = "#yaml-editor .cm-content"
+
+
+def open_editor(page: Page) -> None:
+    """Click into the YAML editor as a learner does: until first used it is a plain text area
+    (static/js/editor.js), and the click loads CodeMirror in its place, focused."""
+    page.locator("#yaml-editor textarea.cm-plain, #yaml-editor .cm-content").first.click()
+    expect(page.locator(EDITOR_LOADED)).to_be_visible()
+    page.locator(EDITOR_LOADED).click()
+
+
+def load_editor(page: Page) -> None:
+    """CodeMirror in the editor's place without moving the focus (what an error to underline
+    or a line to go to does), for tests that measure or click its lines."""
+    page.evaluate("() => import('/static/js/editor.js').then((m) => m.upgrade()).then(() => true)")
+    expect(page.locator(EDITOR_LOADED)).to_be_visible()
+
+
+def editor_value(page: Page) -> str:
+    """The editor's text, loaded or not."""
+    return page.evaluate("""() => {
+      const root = document.querySelector('#yaml-editor').shadowRoot;
+      const content = root.querySelector('.cm-content');
+      return content ? content.innerText : root.querySelector('textarea.cm-plain').value;
+    }""")
+
+
 def set_editor_text(page: Page, text: str) -> None:
     """Replace the YAML editor's text as a paste would (no auto-indent)."""
-    page.locator("#yaml-editor .cm-content").click()
+    open_editor(page)
     page.keyboard.press("Control+a")
     page.keyboard.press("Delete")
     page.keyboard.insert_text(text)

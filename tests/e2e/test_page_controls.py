@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pagekit import collect_errors, open_scenario, play, set_editor_text
+from tests.e2e.pagekit import collect_errors, load_editor, open_scenario, play, set_editor_text
 
 
 def test_restart_brings_a_deleted_pod_back_from_second_zero(page: Page) -> None:
@@ -76,6 +76,7 @@ def test_pod_status_names_the_container_and_its_kind_apart(page: Page) -> None:
 
 
 def editor_text(page: Page) -> str:
+    load_editor(page)
     return page.evaluate(
         """async () => {
           const { EditorView } = await import('/static/vendor/codemirror.bundle.js');

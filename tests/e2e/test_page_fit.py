@@ -13,7 +13,17 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.pagekit import ANY, open_scenario, pause, play, set_editor_text, wait_until_now
+from tests.e2e.pagekit import (
+    ANY,
+    editor_value,
+    load_editor,
+    open_editor,
+    open_scenario,
+    pause,
+    play,
+    set_editor_text,
+    wait_until_now,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("PLAYGROUND_SHOTS", "/tmp/playground-shots"))
@@ -61,6 +71,7 @@ def open_question(page: Page) -> None:
 
 
 def editor_lines(page: Page) -> float:
+    load_editor(page)
     return page.evaluate("""() => {
       const root = document.querySelector('#yaml-editor').shadowRoot;
       const line = root.querySelector('.cm-line').getBoundingClientRect().height;
@@ -328,9 +339,7 @@ def check_chinese(page: Page, where: str, code_words: set[str] | None = None) ->
     """`code_words` gathers the words of every manifest the test has shown (a run keeps its
     scenario's lesson while the editor holds a newer text)."""
     code_words = set() if code_words is None else code_words
-    yaml = page.evaluate(
-        "document.querySelector('#yaml-editor').shadowRoot.querySelector('.cm-content').innerText"
-    )
+    yaml = editor_value(page)
     code_words |= set(re.findall(r"[A-Za-z][\w'-]*", yaml))
     bad = english_fragments(page.evaluate(VISIBLE_TEXT), code_words)
     assert not bad, f"{where}: English on the Chinese page:\n" + "\n".join(sorted(set(bad)))
@@ -407,6 +416,7 @@ def no_inline_styles(page: Page) -> None:
 def test_an_input_method_writes_into_the_editor_under_the_csp(page: Page, lang: str) -> None:
     open_scenario(page, "plain-pod")
     page.click(f'.lang-button[data-lang="{lang}"]')
+    load_editor(page)
     page.locator("#yaml-editor .cm-line").nth(3).click()
     page.keyboard.press("End")
     compose(page, ["n", "ni", "nihao"], "你好")
@@ -431,7 +441,7 @@ def test_replacing_a_selection_across_lines_stays_inside_the_csp(page: Page) -> 
     such a selection itself; the autouse console watch fails this test on any violation."""
     open_scenario(page, "plain-pod")
     page.click('.lang-button[data-lang="zh"]')
-    page.locator("#yaml-editor .cm-content").click()
+    open_editor(page)
     page.keyboard.press("Control+a")
     page.keyboard.insert_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n")
     assert editor_text(page).startswith("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web")
@@ -466,6 +476,7 @@ def test_the_edit_context_path_with_its_underline_formats_stays_inside_the_csp(
     try:
         page = context.new_page()
         open_scenario(page, "plain-pod")
+        load_editor(page)
         assert page.evaluate(
             "!!document.querySelector('#yaml-editor').shadowRoot.querySelector('.cm-content').editContext"
         )

@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.pagekit import (
     collect_errors,
+    open_editor,
     open_scenario,
     pause,
     play,
@@ -144,7 +145,7 @@ def test_the_editor_does_not_say_the_scenario_is_running_while_it_holds_unapplie
     open_scenario(page, "plain-pod")
     summary = page.locator("#editor-summary")
     expect(summary).to_have_text("No errors: the scenario is running.")
-    page.locator("#yaml-editor .cm-content").click()
+    open_editor(page)
     page.keyboard.press("Control+End")
     page.keyboard.insert_text("\n# an edit not applied yet\n")
     expect(summary).to_contain_text("Edited, not applied")

@@ -33,6 +33,14 @@ LAYOUT = """(ids) => {
     watchCut: watch.scrollWidth > view.clientWidth + 1,
     watchFont: parseFloat(getComputedStyle(watch).fontSize),
     editorChars: (() => {
+      const plain = document.querySelector('#yaml-editor').shadowRoot.querySelector('textarea.cm-plain');
+      if (plain) {  // the editor before its first use (static/js/editor.js)
+        const style = getComputedStyle(plain);
+        const pen = document.createElement('canvas').getContext('2d');
+        pen.font = style.font;
+        const w = pen.measureText('0'.repeat(20)).width / 20;
+        return Math.floor((plain.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)) / w);
+      }
       const content = document.querySelector('#yaml-editor').shadowRoot.querySelector('.cm-content');
       const line = document.querySelector('#yaml-editor').shadowRoot.querySelector('.cm-scroller');
       const probe = document.createElement('span');

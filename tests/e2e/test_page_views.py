@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.pagekit import collect_errors, open_scenario, pause, play, wait_until_now
+from tests.e2e.pagekit import (
+    collect_errors,
+    open_editor,
+    open_scenario,
+    pause,
+    play,
+    wait_until_now,
+)
 
 # A catalogue key leaking onto the page ("step.pull", "diagram.state.done").
 RAW_KEY = re.compile(
@@ -56,7 +63,7 @@ def test_switching_language_changes_every_word_and_is_remembered(page: Page) -> 
 def test_server_errors_come_back_in_the_chosen_language(page: Page) -> None:
     open_scenario(page, "plain-pod")
     page.click('.lang-button[data-lang="zh"]')
-    page.locator("#yaml-editor .cm-content").click()
+    open_editor(page)
     page.keyboard.press("Control+a")
     page.keyboard.insert_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec: {}\n")
     page.click("#apply")
