@@ -27,12 +27,14 @@ from webapp.engine.apiserver.defaults import apply_pod_defaults
 from webapp.engine.checkpoint import CheckpointStore, ClusterCheckpoint
 from webapp.engine.checkpoint import restore as restore_checkpoint
 from webapp.engine.checkpoint import take_cluster as take_cluster_checkpoint
+from webapp.engine.controllers import daemonset as daemonset_controller
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers import disruption as disruption_controller
 from webapp.engine.controllers import job as job_controller
 from webapp.engine.controllers import persistentvolume
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
+from webapp.engine.controllers.rules import daemonset as daemonset_rules
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
 from webapp.engine.controllers.rules import job as job_rules
 from webapp.engine.controllers.rules import storage as storage_rules
@@ -290,6 +292,7 @@ class ClusterSimulation:
         self.replica_sets: dict[str, dict] = {}
         self.jobs: dict[str, dict] = {}
         self.stateful_sets: dict[str, dict] = {}
+        self.daemon_sets: dict[str, dict] = {}
         self.sts_revisions: dict[str, dict[str, dict]] = {}  # set -> revision -> template
         self.pdbs: dict[str, dict] = {}
         # PersistentVolumeClaims and PersistentVolumes by name (controllers/persistentvolume.py)
@@ -348,6 +351,14 @@ class ClusterSimulation:
             return
         if obj["kind"] == "Job":
             self._create_job(obj)
+            return
+        if obj["kind"] == "DaemonSet":
+            template = spec.setdefault("template", {})
+            template["spec"] = template_spec_defaults(template.get("spec") or {})
+            daemonset_rules.spec_defaults(spec)
+            obj["status"] = {"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                             "desiredNumberScheduled": 0, "numberReady": 0}  # fmt: skip
+            self.daemon_sets[metadata["name"]] = obj
             return
         workload_spec_defaults(obj["kind"], spec)
         if obj["kind"] == "StatefulSet":
@@ -582,6 +593,9 @@ class ClusterSimulation:
                 for sts in list(self.stateful_sets.values()):
                     if wanted(sts):
                         statefulset_controller.sync_stateful_set(self, sts)
+                for ds in list(self.daemon_sets.values()):
+                    if wanted(ds):
+                        daemonset_controller.sync_daemon_set(self, ds)
                 dirty |= self._take_dirty()
                 changed = False
                 for deployment in list(self.deployments.values()):
@@ -813,6 +827,8 @@ class ClusterSimulation:
             return [copy.deepcopy(j) for j in self.jobs.values()]
         if kind == "StatefulSet":
             return [copy.deepcopy(s) for s in self.stateful_sets.values()]
+        if kind == "DaemonSet":
+            return [copy.deepcopy(d) for d in self.daemon_sets.values()]
         if kind == "PodDisruptionBudget":
             return [copy.deepcopy(p) for p in self.pdbs.values()]
         if kind == "PersistentVolumeClaim":
@@ -883,6 +899,7 @@ class ClusterSimulation:
             "replicaSets": self.objects("ReplicaSet"),
             "jobs": self.objects("Job"),
             "statefulSets": self.objects("StatefulSet"),
+            "daemonSets": self.objects("DaemonSet"),
             "podDisruptionBudgets": self.objects("PodDisruptionBudget"),
             "drains": {node: run.lines for node, run in self.drains.items()},
             "pods": {
