@@ -356,6 +356,8 @@ class ClusterSimulation:
             template = spec.setdefault("template", {})
             template["spec"] = template_spec_defaults(template.get("spec") or {})
             daemonset_rules.spec_defaults(spec)
+            # the DaemonSet strategy's PrepareForCreate
+            metadata.setdefault("annotations", {})[daemonset_rules.TEMPLATE_GENERATION_ANNOTATION] = "1"
             obj["status"] = {"currentNumberScheduled": 0, "numberMisscheduled": 0,
                              "desiredNumberScheduled": 0, "numberReady": 0}  # fmt: skip
             self.daemon_sets[metadata["name"]] = obj
@@ -416,9 +418,9 @@ class ClusterSimulation:
             return sts["metadata"]["uid"], int(sts["spec"].get("replicas", 1))
         return None
 
-    def drain(self, node: str) -> None:
-        """``kubectl drain NODE --ignore-daemonsets``."""
-        run = disruption_controller.Drain(self, node)
+    def drain(self, node: str, *, ignore_daemonsets: bool = True) -> None:
+        """``kubectl drain NODE [--ignore-daemonsets]``."""
+        run = disruption_controller.Drain(self, node, ignore_daemonsets=ignore_daemonsets)
         self.drains[node] = run
         run.start()
 

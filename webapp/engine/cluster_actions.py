@@ -44,7 +44,7 @@ FIELDS = {
     "rollout-resume": ("kind", "name"),
     "set-image": ("kind", "name", "container", "image"),
     "cordon": ("node",),
-    "drain": ("node",),
+    "drain": ("node", "ignoreDaemonsets"),
     "node-down": ("node",),
     "node-up": ("node",),
     "uncordon": ("node",),
@@ -194,6 +194,9 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         if node not in sim.nodes_by_name:
             raise ActionError("unknown_node", {"node": node}, f'nodes "{node}" not found')
         up = sim.nodes_by_name[node].kubelet_up
+        if word == "drain" and not isinstance(action.get("ignoreDaemonsets", True), bool):
+            raise ActionError("bad_field", {"field": "ignoreDaemonsets"},
+                              "ignoreDaemonsets is true or false.")  # fmt: skip
         if word == "node-down" and not up:
             raise ActionError("node_already_down", {"node": node}, f"Node {node} is already down.")
         if word == "node-up" and up:
@@ -310,7 +313,7 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
             spec.pop("unschedulable", None)
         node["spec"] = spec
     elif word == "drain":
-        sim.drain(action["node"])
+        sim.drain(action["node"], ignore_daemonsets=action.get("ignoreDaemonsets", True))
     elif word == "node-down":
         node_outage.node_down(sim, action["node"])
     elif word == "node-up":

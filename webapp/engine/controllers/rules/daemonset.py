@@ -39,6 +39,7 @@ Obj = dict[str, Any]
 
 REVISION_LABEL = "controller-revision-hash"  # apps.DefaultDaemonSetUniqueLabelKey
 TEMPLATE_GENERATION_LABEL = "pod-template-generation"  # DaemonSetTemplateGenerationKey
+TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
 TAINT_NOT_READY = "node.kubernetes.io/not-ready"
 TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
 TAINT_DISK_PRESSURE = "node.kubernetes.io/disk-pressure"
