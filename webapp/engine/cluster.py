@@ -34,8 +34,8 @@ from webapp.engine.controllers import job as job_controller
 from webapp.engine.controllers import persistentvolume
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
-from webapp.engine.controllers.rules import daemonset as daemonset_rules
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
+from webapp.engine.controllers.rules import daemonset as daemonset_rules
 from webapp.engine.controllers.rules import job as job_rules
 from webapp.engine.controllers.rules import storage as storage_rules
 from webapp.engine.core.clock import URGENT
@@ -228,9 +228,11 @@ def workload_spec_defaults(kind: str, spec: dict) -> dict:
     (``SetDefaults_Deployment`` & co.: replicas 1, RollingUpdate 25 %/25 %,
     revisionHistoryLimit 10, progressDeadlineSeconds 600; the template's Pod spec
     defaults). The API server runs them on every create and update."""
-    spec.setdefault("replicas", 1)
     template = spec.setdefault("template", {})
     template["spec"] = template_spec_defaults(template.get("spec") or {})
+    if kind == "DaemonSet":  # SetDefaults_DaemonSet: no replicas
+        return daemonset_rules.spec_defaults(spec)
+    spec.setdefault("replicas", 1)
     if kind == "StatefulSet":
         spec.setdefault("podManagementPolicy", "OrderedReady")
         spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
@@ -352,17 +354,15 @@ class ClusterSimulation:
         if obj["kind"] == "Job":
             self._create_job(obj)
             return
+        workload_spec_defaults(obj["kind"], spec)
         if obj["kind"] == "DaemonSet":
-            template = spec.setdefault("template", {})
-            template["spec"] = template_spec_defaults(template.get("spec") or {})
-            daemonset_rules.spec_defaults(spec)
             # the DaemonSet strategy's PrepareForCreate
-            metadata.setdefault("annotations", {})[daemonset_rules.TEMPLATE_GENERATION_ANNOTATION] = "1"
+            annotations = metadata.setdefault("annotations", {})
+            annotations[daemonset_rules.TEMPLATE_GENERATION_ANNOTATION] = "1"
             obj["status"] = {"currentNumberScheduled": 0, "numberMisscheduled": 0,
                              "desiredNumberScheduled": 0, "numberReady": 0}  # fmt: skip
             self.daemon_sets[metadata["name"]] = obj
             return
-        workload_spec_defaults(obj["kind"], spec)
         if obj["kind"] == "StatefulSet":
             obj["status"] = {"replicas": 0, "availableReplicas": 0}
             self.stateful_sets[metadata["name"]] = obj

@@ -59,6 +59,7 @@ def _exists(key: str, effect: str) -> Obj:
 def add_or_update_toleration(tolerations: list[Obj], toleration: Obj) -> list[Obj]:
     """``AddOrUpdateTolerationInPodSpec``: an equal toleration (key, operator, value,
     effect) is replaced by the new one, else it is appended."""
+
     def same(a: Obj) -> bool:
         return all(
             (a.get(k) or "") == (toleration.get(k) or "") for k in ("key", "value", "effect")

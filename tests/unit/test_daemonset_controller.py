@@ -1,0 +1,106 @@
+"""The DaemonSet controller in a cluster run: the docs' fluentd example, drain with and
+without --ignore-daemonsets, a rolling update, kubectl get/describe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from webapp.engine.cluster import ClusterSimulation
+from webapp.kubectl import workloads
+from webapp.manifest import parse_scenario
+
+EXAMPLE = (Path(__file__).parent / "daemonset_docs_example.yaml").read_text()
+
+
+def _run() -> ClusterSimulation:
+    sim = ClusterSimulation(parse_scenario(EXAMPLE))
+    sim.advance(30)
+    return sim
+
+
+def test_docs_example_runs_one_pod_per_node():
+    sim = _run()
+    pods = sim.objects("Pod")
+    assert sorted(p["spec"]["nodeName"] for p in pods) == ["node-1", "node-2", "node-3"]
+    for pod in pods:
+        assert pod["metadata"]["namespace"] == "kube-system"
+        assert pod["metadata"]["ownerReferences"][0]["kind"] == "DaemonSet"
+        term = pod["spec"]["affinity"]["nodeAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        ]["nodeSelectorTerms"][0]
+        assert term["matchFields"][0]["values"] == [pod["spec"]["nodeName"]]
+        assert "controller-revision-hash" in pod["metadata"]["labels"]
+        assert pod["status"]["phase"] == "Running"
+    ds = sim.objects("DaemonSet")[0]
+    assert ds["status"]["desiredNumberScheduled"] == 3
+    assert ds["status"]["numberReady"] == 3
+    messages = [e["message"] for e in sim.events() if e.get("reason") == "SuccessfulCreate"]
+    assert messages == [f"Created pod: {p['metadata']['name']}" for p in pods]
+    table = workloads.get_table("DaemonSet", [ds], sim.wall_time())
+    assert table.splitlines()[0].split() == ["NAME", "DESIRED", "CURRENT", "READY",
+                                             "UP-TO-DATE", "AVAILABLE", "NODE", "SELECTOR",
+                                             "AGE"]  # fmt: skip
+    assert table.splitlines()[1].split() == ["fluentd-elasticsearch", "3", "3", "3", "3", "3",
+                                             "<none>", "30s"]  # fmt: skip
+    text = workloads.describe_daemonset(ds, pods, [], sim.wall_time())
+    assert "Desired Number of Nodes Scheduled: 3\n" in text
+    assert "Annotations:    deprecated.daemonset.template.generation: 1\n" in text
+
+
+def test_drain_refuses_daemon_pods_without_ignore_daemonsets():
+    sim = _run()
+    pod = next(p for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-2")
+    sim.act({"action": "drain", "node": "node-2", "ignoreDaemonsets": False})
+    sim.advance(5)
+    assert sim.drains["node-2"].lines == [
+        "node/node-2 cordoned",
+        'error: unable to drain node "node-2" due to error: cannot delete DaemonSet-managed '
+        "Pods (use --ignore-daemonsets to ignore): kube-system/"
+        f"{pod['metadata']['name']}, continuing command...",
+    ]
+
+
+def test_drain_keeps_the_daemon_pod_on_the_cordoned_node():
+    sim = _run()
+    pod = next(p for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-2")
+    sim.act({"action": "drain", "node": "node-2"})
+    sim.advance(20)
+    assert sim.drains["node-2"].lines == [
+        "node/node-2 cordoned",
+        f"Warning: ignoring DaemonSet-managed Pods: kube-system/{pod['metadata']['name']}",
+        "node/node-2 drained",
+    ]
+    still = sim.pod(pod["metadata"]["name"])
+    assert still is not None and still["status"]["phase"] == "Running"
+    assert sim.objects("DaemonSet")[0]["status"]["desiredNumberScheduled"] == 3
+
+
+def test_deleted_daemon_pod_is_recreated_on_its_node():
+    sim = _run()
+    pod = next(p for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-3")
+    sim.act({"action": "delete", "name": pod["metadata"]["name"]})
+    sim.advance(60)
+    on_node_3 = [p for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-3"]
+    assert len(on_node_3) == 1 and on_node_3[0]["metadata"]["name"] != pod["metadata"]["name"]
+    assert any(e["message"] == f"Deleted pod: {pod['metadata']['name']}" for e in sim.events()
+               ) is False  # the user deleted it, not the controller  # fmt: skip
+
+
+def test_rolling_update_replaces_pods_one_node_at_a_time():
+    sim = _run()
+    new = EXAMPLE.replace("fluentd:v5.0.1", "fluentd:v5.0.2")
+    sim.act({"action": "apply", "yaml": new})
+    seen_unavailable = set()
+    for _ in range(120):
+        sim.advance(1)
+        status = sim.objects("DaemonSet")[0]["status"]
+        seen_unavailable.add(status.get("numberUnavailable", 0))
+        if status.get("updatedNumberScheduled") == 3 and status.get("numberAvailable") == 3:
+            break
+    assert status["updatedNumberScheduled"] == 3
+    assert max(seen_unavailable) <= 1  # maxUnavailable 1
+    images = {p["spec"]["containers"][0]["image"] for p in sim.objects("Pod")
+              if p["metadata"].get("deletionTimestamp") is None}  # fmt: skip
+    assert images == {"quay.io/fluentd_elasticsearch/fluentd:v5.0.2"}
+    deleted = [e for e in sim.events() if e.get("reason") == "SuccessfulDelete"]
+    assert len(deleted) == 3 and all(e["message"].startswith("Deleted pod: ") for e in deleted)
