@@ -1,0 +1,40 @@
+"""DaemonSets over the API with the real kubectl 1.37: `get ds`, describe, and `kubectl
+drain` refusing (without --ignore-daemonsets) or skipping (with it) the daemon Pod."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.kubeapi.conftest import Kube, make_session
+
+EXAMPLE = (Path(__file__).parents[1] / "unit" / "daemonset_docs_example.yaml").read_text()
+SCENARIO = EXAMPLE + "---\napiVersion: playground/v1\nkind: Simulation\nmetadata:\n  name: ds\n"
+
+
+def _ready(kube: Kube) -> bool:
+    out = kube.run("get", "ds", "-n", "kube-system", "fluentd-elasticsearch", "-o",
+                   "jsonpath={.status.numberReady}")  # fmt: skip
+    return out.stdout == "3"
+
+
+def test_get_describe_and_drain(live_server, tmp_path) -> None:
+    kube = make_session(live_server, tmp_path, yaml=SCENARIO, speed=20)
+    kube.wait_for(lambda: _ready(kube))
+    table = kube.run("get", "ds", "-n", "kube-system").stdout.splitlines()
+    assert table[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE",
+                                "AVAILABLE", "NODE", "SELECTOR", "AGE"]  # fmt: skip
+    assert table[1].split()[:7] == ["fluentd-elasticsearch", "3", "3", "3", "3", "3", "<none>"]
+    described = kube.run("describe", "ds", "-n", "kube-system", "fluentd-elasticsearch").stdout
+    assert "Desired Number of Nodes Scheduled: 3\n" in described
+    pod = kube.run("get", "pods", "-n", "kube-system", "--field-selector",
+                   "spec.nodeName=node-2", "-o", "name").stdout.strip().split("/", 1)[1]  # fmt: skip
+    refused = kube.run("drain", "node-2", "--timeout=30s", timeout=60)
+    assert refused.returncode != 0
+    assert ("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): "
+            f"kube-system/{pod}") in refused.stderr  # fmt: skip
+    drained = kube.run("drain", "node-2", "--ignore-daemonsets", "--timeout=60s", timeout=90)
+    assert drained.returncode == 0, drained.stderr
+    assert f"Warning: ignoring DaemonSet-managed Pods: kube-system/{pod}" in drained.stderr
+    assert drained.stdout.splitlines()[-1] == "node/node-2 drained"
+    phase = kube.run("get", "pod", "-n", "kube-system", pod, "-o", "jsonpath={.status.phase}")
+    assert phase.stdout == "Running"
