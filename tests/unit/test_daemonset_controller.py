@@ -104,3 +104,34 @@ def test_rolling_update_replaces_pods_one_node_at_a_time():
     assert images == {"quay.io/fluentd_elasticsearch/fluentd:v5.0.2"}
     deleted = [e for e in sim.events() if e.get("reason") == "SuccessfulDelete"]
     assert len(deleted) == 3 and all(e["message"].startswith("Deleted pod: ") for e in deleted)
+
+
+def test_the_lesson_a_daemonset_during_a_drain():
+    text = (Path(__file__).parents[2] / "scenarios/workloads/daemonset-drain.yaml").read_text()
+    sim = ClusterSimulation(parse_scenario(text))
+    sim.advance(25)
+    agent = {p["spec"]["nodeName"]: p["metadata"]["name"] for p in sim.objects("Pod")
+             if p["metadata"]["namespace"] == "kube-system"}  # fmt: skip
+    assert sorted(agent) == ["node-1", "node-2", "node-3"]
+    assert (
+        sim.drains["node-2"]
+        .lines[1]
+        .startswith(
+            'error: unable to drain node "node-2" due to error: cannot delete DaemonSet-managed Pods'
+        )
+    )
+    sim.advance(20)
+    lines = sim.drains["node-1"].lines
+    assert lines[1] == f"Warning: ignoring DaemonSet-managed Pods: kube-system/{agent['node-1']}"
+    assert lines[-1] == "node/node-1 drained"
+    on_node_1 = [p["metadata"]["name"] for p in sim.objects("Pod")
+                 if p["spec"].get("nodeName") == "node-1"]  # fmt: skip
+    assert on_node_1 == [agent["node-1"]]
+    assert sim.pod(agent["node-1"])["status"]["phase"] == "Running"
+    web = [p for p in sim.objects("Pod") if p["metadata"]["namespace"] == "default"
+           and p["metadata"].get("deletionTimestamp") is None]  # fmt: skip
+    assert len(web) == 3
+    sim.advance(20)
+    assert all(not (n.get("spec") or {}).get("unschedulable") for n in sim.nodes())
+    status = sim.objects("DaemonSet")[0]["status"]
+    assert (status["desiredNumberScheduled"], status["numberReady"]) == (3, 3)
