@@ -38,3 +38,27 @@ def test_get_describe_and_drain(live_server, tmp_path) -> None:
     assert drained.stdout.splitlines()[-1] == "node/node-2 drained"
     phase = kube.run("get", "pod", "-n", "kube-system", pod, "-o", "jsonpath={.status.phase}")
     assert phase.stdout == "Running"
+
+
+def test_apply_watch_and_delete(live_server, tmp_path) -> None:
+    kube = make_session(live_server, tmp_path, yaml=SCENARIO, speed=20)
+    kube.wait_for(lambda: _ready(kube))
+    other = EXAMPLE.replace("  namespace: kube-system\n", "").replace(
+        "name: fluentd-elasticsearch\n  labels", "name: agent\n  labels"
+    )
+    applied = kube.run("apply", "-f", "-", stdin=other)
+    assert applied.returncode == 0, applied.stderr
+    assert applied.stdout == "daemonset.apps/agent created\n"
+    kube.wait_for(lambda: kube.run("get", "ds", "agent", "-o",
+                                   "jsonpath={.status.numberReady}").stdout == "3")  # fmt: skip
+    patched = kube.run("set", "image", "ds/agent",
+                       "fluentd-elasticsearch=quay.io/fluentd_elasticsearch/fluentd:v5.0.2")  # fmt: skip
+    assert patched.returncode == 0, patched.stderr
+    done = kube.run("rollout", "status", "ds/agent", "--timeout=90s", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert 'daemon set "agent" successfully rolled out' in done.stdout
+    deleted = kube.run("delete", "ds", "agent")
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout == 'daemonset.apps "agent" deleted from default namespace\n'
+    gone = kube.run("get", "ds", "agent")
+    assert 'daemonsets.apps "agent" not found' in gone.stderr

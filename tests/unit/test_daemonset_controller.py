@@ -135,3 +135,52 @@ def test_the_lesson_a_daemonset_during_a_drain():
     assert all(not (n.get("spec") or {}).get("unschedulable") for n in sim.nodes())
     status = sim.objects("DaemonSet")[0]["status"]
     assert (status["desiredNumberScheduled"], status["numberReady"]) == (3, 3)
+
+
+NODE_4 = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-4
+  labels:
+    kubernetes.io/hostname: node-4
+status:
+  allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady}
+"""
+
+
+def test_a_node_added_gets_its_daemon_pod():
+    sim = _run()
+    sim.act({"action": "apply", "yaml": NODE_4})
+    sim.advance(30)
+    nodes = sorted(p["spec"].get("nodeName") or "" for p in sim.objects("Pod"))
+    assert nodes == ["node-1", "node-2", "node-3", "node-4"]
+    assert sim.objects("DaemonSet")[0]["status"]["desiredNumberScheduled"] == 4
+
+
+def test_a_tainted_node_loses_its_daemon_pod_only_for_no_execute():
+    sim = _run()
+    tainted = NODE_4.replace("name: node-4\n", "name: node-3\n", 1).replace(
+        "kubernetes.io/hostname: node-4", "kubernetes.io/hostname: node-3"
+    )
+    no_schedule = tainted.replace("status:", "spec:\n  taints:\n  - {key: dedicated, value: db, "
+                                  "effect: NoSchedule}\nstatus:", 1)  # fmt: skip
+    sim.act({"action": "apply", "yaml": no_schedule})
+    sim.advance(10)
+    status = sim.objects("DaemonSet")[0]["status"]
+    assert (status["desiredNumberScheduled"], status["currentNumberScheduled"]) == (2, 2)
+    assert status["numberMisscheduled"] == 1  # it keeps running there (shouldContinueRunning)
+    sim.act({"action": "apply", "yaml": no_schedule.replace("NoSchedule", "NoExecute")})
+    sim.advance(60)
+    assert sorted(p["spec"]["nodeName"] for p in sim.objects("Pod")) == ["node-1", "node-2"]
+    assert sim.objects("DaemonSet")[0]["status"]["numberMisscheduled"] == 0
+
+
+def test_deleting_the_daemon_set_deletes_its_pods():
+    sim = _run()
+    sim.act({"action": "delete", "kind": "DaemonSet", "name": "fluentd-elasticsearch"})
+    sim.advance(60)
+    assert sim.objects("DaemonSet") == [] and sim.objects("Pod") == []

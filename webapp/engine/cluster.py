@@ -433,6 +433,16 @@ class ClusterSimulation:
                 run.delete_pod(None, cause=f"Job {job['metadata']['name']} deleted")
         self._flush_pods()
 
+    def delete_daemon_set(self, ds: dict) -> None:
+        """A DaemonSet's delete (background propagation: the garbage collector deletes its
+        Pods)."""
+        uid = ds["metadata"]["uid"]
+        self.daemon_sets.pop(ds["metadata"]["name"], None)
+        for run in list(self.runs.values()):
+            if not run.pod_removed and _owner_uid(run.pod_object_dict) == uid:
+                run.delete_pod(None, cause=f"DaemonSet {ds['metadata']['name']} deleted")
+        self._flush_pods()
+
     def remove_finalizer(self, pod_name: str, finalizer: str) -> None:
         run = self.runs.get(pod_name)
         if run is None or run.pod_removed:

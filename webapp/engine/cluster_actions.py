@@ -117,9 +117,19 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
                           f"{word} takes no field {_shown(extra[0])}.")  # fmt: skip
     checked = dict(action)
-    if word == "delete":
+    if word == "delete" and action.get("kind") == "DaemonSet":
+        name = _string(action, "name")
+        if name not in sim.daemon_sets:
+            raise ActionError("unknown_object", {"kind": "DaemonSet", "name": name},
+                              f'daemonsets.apps "{name}" not found')  # fmt: skip
+        extra = [k for k in action if k not in ("action", "kind", "name")]
+        if extra:
+            raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
+                              f"delete of a DaemonSet takes no field {_shown(extra[0])}.")  # fmt: skip
+    elif word == "delete":
         if action.get("kind", "Pod") != "Pod":
-            raise ActionError("bad_field", {"field": "kind"}, "delete takes kind Pod here.")
+            raise ActionError("bad_field", {"field": "kind"},
+                              "delete takes kind Pod or DaemonSet here.")  # fmt: skip
         name = action.get("name", sim.focus_name)
         run = sim.runs.get(name) if isinstance(name, str) else None
         if run is None or run.pod_removed:
@@ -260,7 +270,9 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
         answer = perform_action(run, action)
         sim.sync()
         return answer
-    if word == "delete":
+    if word == "delete" and action.get("kind") == "DaemonSet":
+        sim.delete_daemon_set(sim.daemon_sets[action["name"]])
+    elif word == "delete":
         grace = action.get("gracePeriodSeconds")
         force = bool(action.get("force"))
         if force and grace is None:
