@@ -184,3 +184,38 @@ def test_deleting_the_daemon_set_deletes_its_pods():
     sim.act({"action": "delete", "kind": "DaemonSet", "name": "fluentd-elasticsearch"})
     sim.advance(60)
     assert sim.objects("DaemonSet") == [] and sim.objects("Pod") == []
+
+
+def test_on_delete_replaces_a_pod_only_once_it_is_deleted():
+    on_delete = EXAMPLE.replace(
+        "spec:\n  selector:", "spec:\n  updateStrategy:\n    type: OnDelete\n  selector:", 1
+    )
+    sim = ClusterSimulation(parse_scenario(on_delete))
+    sim.advance(30)
+    sim.act({"action": "apply", "yaml": on_delete.replace("fluentd:v5.0.1", "fluentd:v5.0.2")})
+    sim.advance(60)
+    status = sim.objects("DaemonSet")[0]["status"]
+    # updatedNumberScheduled is omitempty: 0 is left out, as the API server writes it
+    assert "updatedNumberScheduled" not in status and status["numberReady"] == 3
+    pod = next(p for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-1")
+    sim.act({"action": "delete", "name": pod["metadata"]["name"]})
+    sim.advance(60)
+    new = [p for p in sim.objects("Pod") if p["spec"]["nodeName"] == "node-1"]
+    assert [p["spec"]["containers"][0]["image"] for p in new] == [
+        "quay.io/fluentd_elasticsearch/fluentd:v5.0.2"
+    ]
+    assert sim.objects("DaemonSet")[0]["status"]["updatedNumberScheduled"] == 1
+
+
+def test_a_run_with_a_daemon_set_is_the_same_replayed_and_restored():
+    text = (Path(__file__).parents[2] / "scenarios/workloads/daemonset-drain.yaml").read_text()
+    forward = ClusterSimulation(parse_scenario(text))
+    forward.advance(40)
+    checkpoint = forward.checkpoint()
+    forward.advance(40)
+    replayed = ClusterSimulation.replay(forward.scenario, forward.actions, 80)
+    assert replayed.trace() == forward.trace()
+    assert checkpoint is not None
+    restored = ClusterSimulation.restore(checkpoint)
+    restored.advance(40)
+    assert restored.trace() == forward.trace()
