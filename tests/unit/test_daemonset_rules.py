@@ -149,3 +149,16 @@ def test_status_counts_and_misscheduled():
     assert status == {"currentNumberScheduled": 1, "numberMisscheduled": 1,
                       "desiredNumberScheduled": 1, "numberReady": 1, "observedGeneration": 1,
                       "updatedNumberScheduled": 1, "numberAvailable": 1}  # fmt: skip
+
+
+def test_get_unscheduled_pods_without_node():
+    ds = new_daemon_set()
+    nodes = [new_node("node-1")]
+    bound = _pod("bound", "node-9", "h")
+    unscheduled = _pod("waiting", "", "h")
+    unscheduled["spec"] = {
+        "affinity": rules.replace_daemon_set_pod_node_name_node_affinity(None, "node-9")
+    }
+    plan = rules.manage(ds, nodes, [bound, unscheduled])
+    assert plan.delete == ["waiting"]  # the bound one is PodGC's
+    assert plan.create_on == ["node-1"]

@@ -297,8 +297,9 @@ def pods_should_be_on_node(node: Obj, ds: Obj, pods: Sequence[Obj], plan: Plan) 
 
 
 def manage(ds: Obj, nodes: Sequence[Obj], pods: Sequence[Obj]) -> Plan:
-    """``manage``: for every node (name order) what it needs; Pods on nodes that no longer
-    exist are deleted (``podsToDelete`` from ``getUnscheduledPodsWithoutNode``)."""
+    """``manage``: for every node (name order) what it needs; unscheduled Pods whose node
+    no longer exists are deleted (``getUnscheduledPodsWithoutNode``; a bound Pod of a
+    node that is gone is PodGC's)."""
     by_node = nodes_to_daemon_pods(pods)
     plan = Plan()
     names = set()
@@ -311,6 +312,7 @@ def manage(ds: Obj, nodes: Sequence[Obj], pods: Sequence[Obj]) -> Plan:
                 _metadata(p).get("name", "")
                 for p in by_node[node_name]
                 if _metadata(p).get("deletionTimestamp") is None
+                and not (p.get("spec") or {}).get("nodeName")
             )
     return plan
 
