@@ -24,6 +24,14 @@ def test_get_describe_and_drain(live_server, tmp_path) -> None:
     assert table[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE",
                                 "AVAILABLE", "NODE", "SELECTOR", "AGE"]  # fmt: skip
     assert table[1].split()[:7] == ["fluentd-elasticsearch", "3", "3", "3", "3", "3", "<none>"]
+    wide = kube.run("get", "ds", "-n", "kube-system", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[-4:] == ["AGE", "CONTAINERS", "IMAGES", "SELECTOR"]
+    assert wide[1].split()[-2:] == [
+        "quay.io/fluentd_elasticsearch/fluentd:v5.0.1",
+        "name=fluentd-elasticsearch",
+    ]
+    everything = kube.run("get", "all", "-n", "kube-system").stdout
+    assert "daemonset.apps/fluentd-elasticsearch" in everything
     described = kube.run("describe", "ds", "-n", "kube-system", "fluentd-elasticsearch").stdout
     assert "Desired Number of Nodes Scheduled: 3\n" in described
     pod = kube.run("get", "pods", "-n", "kube-system", "--field-selector",
