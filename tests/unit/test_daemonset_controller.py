@@ -219,3 +219,24 @@ def test_a_run_with_a_daemon_set_is_the_same_replayed_and_restored():
     restored = ClusterSimulation.restore(checkpoint)
     restored.advance(40)
     assert restored.trace() == forward.trace()
+
+
+def test_a_node_down_keeps_its_daemon_pod_while_other_pods_are_evicted():
+    text = (Path(__file__).parents[2] / "scenarios/workloads/daemonset-drain.yaml").read_text()
+    text = text[: text.index("script:")]  # no drains
+    sim = ClusterSimulation(parse_scenario(text))
+    sim.advance(15)
+    agent = next(p["metadata"]["name"] for p in sim.objects("Pod")
+                 if p["metadata"]["namespace"] == "kube-system"
+                 and p["spec"]["nodeName"] == "node-1")  # fmt: skip
+    sim.act({"action": "node-down", "node": "node-1"})
+    sim.advance(400)  # past the node monitor grace period and the 300 s toleration
+    pod = sim.pod(agent)
+    assert pod is not None and pod["metadata"].get("deletionTimestamp") is None
+    # the tolerations the controller added: NoExecute without tolerationSeconds
+    assert {"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+            "effect": "NoExecute"} in pod["spec"]["tolerations"]  # fmt: skip
+    evicted = [e for e in sim.events() if e.get("reason") == "TaintManagerEviction"]
+    assert evicted and all("log-agent" not in e["message"] for e in evicted)
+    status = sim.objects("DaemonSet")[0]["status"]
+    assert status["desiredNumberScheduled"] == 2  # a not-ready node takes no new Pod
