@@ -240,3 +240,12 @@ def test_a_node_down_keeps_its_daemon_pod_while_other_pods_are_evicted():
     assert evicted and all("log-agent" not in e["message"] for e in evicted)
     status = sim.objects("DaemonSet")[0]["status"]
     assert status["desiredNumberScheduled"] == 2  # a not-ready node takes no new Pod
+
+
+def test_apply_of_a_daemon_set_counts_in_the_runs_work():
+    from webapp.engine.cluster_actions import run_work
+    from webapp.manifest.rules import DAEMONSET_NODES, pod_work
+
+    sim = _run()
+    ds = sim.daemon_sets["fluentd-elasticsearch"]
+    assert run_work(sim) == DAEMONSET_NODES * pod_work(ds["spec"]["template"])

@@ -219,7 +219,8 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         else:
             changes = kubectl_apply.check_apply(sim, objects, annotate=annotate)
         _check_work(sim, {(c.kind, c.name): c.obj for c in changes
-                          if c.obj is not None and c.kind in (*_scalable(sim), "Job")})  # fmt: skip
+                          if c.obj is not None
+                          and c.kind in (*_scalable(sim), "Job", "DaemonSet")})  # fmt: skip
         checked["_changes"] = changes
     elif word == "focus":
         name = _string(action, "name")
@@ -234,7 +235,8 @@ def run_work(sim: ClusterSimulation, changed: dict[tuple[str, str], dict] | None
     workloads (a Deployment's ReplicaSets count under the Deployment), with `changed`
     ((kind, name) -> object) in place of, or besides, the current ones."""
     current: dict[tuple[str, str], dict] = {}
-    for kind, table in (*_scalable(sim).items(), ("Job", sim.jobs)):
+    for kind, table in (*_scalable(sim).items(), ("Job", sim.jobs),
+                        ("DaemonSet", sim.daemon_sets)):  # fmt: skip
         for name, obj in table.items():
             owners = (obj.get("metadata") or {}).get("ownerReferences") or []
             if kind == "ReplicaSet" and any(o.get("kind") == "Deployment" for o in owners):
