@@ -265,6 +265,12 @@ def main() -> None:
         f"{'':34} {traffic['sent']} requests, {traffic['failed']} failed; "
         f"{len(sim.runs)} Pods created; target < 1 s: {'met' if seconds < 1 else 'MISSED'}"
     )
+    daemons = parse_scenario((ROOT / "scenarios/workloads/daemonset-drain.yaml").read_text())
+    seconds, sim = best_of(lambda: one_hour(daemons))
+    report("DaemonSet + Deployment, 2 drains", seconds, sim)
+    status = sim.objects("DaemonSet")[0]["status"]
+    print(f"{'':34} {status['numberReady']}/{status['desiredNumberScheduled']} daemon Pods "
+          "ready after the drains; no issue target")  # fmt: skip
     many = parse_scenario(HUNDRED_PODS)
     seconds, sim = best_of(lambda: one_hour(many))
     report("100-Pod ReplicaSet, HTTP readiness", seconds, sim)

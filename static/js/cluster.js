@@ -260,13 +260,17 @@ function kubectlTranscript(views) {
   for (const [name, text] of Object.entries(views.rolloutStatus || {})) {
     parts.push(`$ kubectl rollout status ${name}\n` + text);
   }
+  for (const [ns, text] of Object.entries(views.daemonsets || {})) {
+    parts.push(`$ kubectl get ds -n ${ns} -o wide\n` + text);
+  }
   if (views.pdbs) parts.push("$ kubectl get pdb\n" + views.pdbs);
   if (views.storage) parts.push("$ kubectl get pvc,pv\n" + views.storage);
   for (const [name, text] of Object.entries(views.describe || {})) {
     parts.push(`$ kubectl describe ${name.replace("/", " ")}\n` + text);
   }
   for (const [node, text] of Object.entries(views.drains || {})) {
-    parts.push(`$ kubectl drain ${node} --ignore-daemonsets\n` + text);
+    const command = views.drainCommands?.[node] ?? `kubectl drain ${node} --ignore-daemonsets`;
+    parts.push(`$ ${command}\n` + text);
   }
   return parts.join("\n");
 }

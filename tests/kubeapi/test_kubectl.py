@@ -52,7 +52,7 @@ READS: list[tuple[str, str, int, str]] = [
     ),
     (
         "api-resources --api-group=apps -o name",
-        r"\Adeployments\.apps\nreplicasets\.apps\nstatefulsets\.apps\n\Z",
+        r"\Adaemonsets\.apps\ndeployments\.apps\nreplicasets\.apps\nstatefulsets\.apps\n\Z",
         0,
         "",
     ),

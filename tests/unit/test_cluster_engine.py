@@ -231,7 +231,7 @@ def test_a_cordoned_node_gets_no_new_pods() -> None:
     ("edit", "code"),
     [
         (lambda t: t.replace("      app: web\n  template", "      app: other\n  template"), "selector_mismatch"),
-        (lambda t: t.replace("kind: Deployment", "kind: DaemonSet"), "kind_not_run_yet"),
+        (lambda t: t.replace("kind: Deployment", "kind: DaemonSet"), "unknown_field"),  # replicas
         (lambda t: t.replace("replicas: 3", "replicas: -1"), "minimum"),
     ],
 )  # fmt: skip

@@ -116,13 +116,13 @@ def test_unknown_kind_message_lists_the_kinds_a_scenario_may_hold() -> None:
         parse_scenario(join(POD, "apiVersion: example.com/v1\nkind: Widget\n"))
     assert caught.value.errors[0]["message"] == (
         'unknown kind "Widget" with apiVersion "example.com/v1"; use one of: '
-        "Pod, Node, Service, ConfigMap, Secret, Deployment, ReplicaSet, Job, StatefulSet, PodDisruptionBudget, Simulation"
+        "Pod, Node, Service, ConfigMap, Secret, Deployment, ReplicaSet, Job, StatefulSet, DaemonSet, PodDisruptionBudget, Simulation"
     )
 
 
 def test_a_real_kind_not_run_yet_is_refused_where_it_is_written() -> None:
     with pytest.raises(ScenarioError) as caught:
-        parse_scenario(join(POD, "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: j\n"))
+        parse_scenario(join(POD, "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: j\n"))
     error = caught.value.errors[0]
     assert (error["code"], error["doc"], error["path"], error["line"]) == (
         "kind_not_run_yet",

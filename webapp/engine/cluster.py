@@ -27,6 +27,7 @@ from webapp.engine.apiserver.defaults import apply_pod_defaults
 from webapp.engine.checkpoint import CheckpointStore, ClusterCheckpoint
 from webapp.engine.checkpoint import restore as restore_checkpoint
 from webapp.engine.checkpoint import take_cluster as take_cluster_checkpoint
+from webapp.engine.controllers import daemonset as daemonset_controller
 from webapp.engine.controllers import deployment as deployment_controller
 from webapp.engine.controllers import disruption as disruption_controller
 from webapp.engine.controllers import job as job_controller
@@ -34,6 +35,7 @@ from webapp.engine.controllers import persistentvolume
 from webapp.engine.controllers import replicaset as replicaset_controller
 from webapp.engine.controllers import statefulset as statefulset_controller
 from webapp.engine.controllers.endpoints import endpoint_slice_for_pods
+from webapp.engine.controllers.rules import daemonset as daemonset_rules
 from webapp.engine.controllers.rules import job as job_rules
 from webapp.engine.controllers.rules import storage as storage_rules
 from webapp.engine.core.clock import URGENT
@@ -226,9 +228,11 @@ def workload_spec_defaults(kind: str, spec: dict) -> dict:
     (``SetDefaults_Deployment`` & co.: replicas 1, RollingUpdate 25 %/25 %,
     revisionHistoryLimit 10, progressDeadlineSeconds 600; the template's Pod spec
     defaults). The API server runs them on every create and update."""
-    spec.setdefault("replicas", 1)
     template = spec.setdefault("template", {})
     template["spec"] = template_spec_defaults(template.get("spec") or {})
+    if kind == "DaemonSet":  # SetDefaults_DaemonSet: no replicas
+        return daemonset_rules.spec_defaults(spec)
+    spec.setdefault("replicas", 1)
     if kind == "StatefulSet":
         spec.setdefault("podManagementPolicy", "OrderedReady")
         spec.setdefault("updateStrategy", {"type": "RollingUpdate"})
@@ -290,6 +294,7 @@ class ClusterSimulation:
         self.replica_sets: dict[str, dict] = {}
         self.jobs: dict[str, dict] = {}
         self.stateful_sets: dict[str, dict] = {}
+        self.daemon_sets: dict[str, dict] = {}
         self.sts_revisions: dict[str, dict[str, dict]] = {}  # set -> revision -> template
         self.pdbs: dict[str, dict] = {}
         # PersistentVolumeClaims and PersistentVolumes by name (controllers/persistentvolume.py)
@@ -350,6 +355,14 @@ class ClusterSimulation:
             self._create_job(obj)
             return
         workload_spec_defaults(obj["kind"], spec)
+        if obj["kind"] == "DaemonSet":
+            # the DaemonSet strategy's PrepareForCreate
+            annotations = metadata.setdefault("annotations", {})
+            annotations[daemonset_rules.TEMPLATE_GENERATION_ANNOTATION] = "1"
+            obj["status"] = {"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                             "desiredNumberScheduled": 0, "numberReady": 0}  # fmt: skip
+            self.daemon_sets[metadata["name"]] = obj
+            return
         if obj["kind"] == "StatefulSet":
             obj["status"] = {"replicas": 0, "availableReplicas": 0}
             self.stateful_sets[metadata["name"]] = obj
@@ -405,9 +418,9 @@ class ClusterSimulation:
             return sts["metadata"]["uid"], int(sts["spec"].get("replicas", 1))
         return None
 
-    def drain(self, node: str) -> None:
-        """``kubectl drain NODE --ignore-daemonsets``."""
-        run = disruption_controller.Drain(self, node)
+    def drain(self, node: str, *, ignore_daemonsets: bool = True) -> None:
+        """``kubectl drain NODE [--ignore-daemonsets]``."""
+        run = disruption_controller.Drain(self, node, ignore_daemonsets=ignore_daemonsets)
         self.drains[node] = run
         run.start()
 
@@ -418,6 +431,16 @@ class ClusterSimulation:
         for run in list(self.runs.values()):
             if not run.pod_removed and _owner_uid(run.pod_object_dict) == uid:
                 run.delete_pod(None, cause=f"Job {job['metadata']['name']} deleted")
+        self._flush_pods()
+
+    def delete_daemon_set(self, ds: dict) -> None:
+        """A DaemonSet's delete (background propagation: the garbage collector deletes its
+        Pods)."""
+        uid = ds["metadata"]["uid"]
+        self.daemon_sets.pop(ds["metadata"]["name"], None)
+        for run in list(self.runs.values()):
+            if not run.pod_removed and _owner_uid(run.pod_object_dict) == uid:
+                run.delete_pod(None, cause=f"DaemonSet {ds['metadata']['name']} deleted")
         self._flush_pods()
 
     def remove_finalizer(self, pod_name: str, finalizer: str) -> None:
@@ -582,6 +605,9 @@ class ClusterSimulation:
                 for sts in list(self.stateful_sets.values()):
                     if wanted(sts):
                         statefulset_controller.sync_stateful_set(self, sts)
+                for ds in list(self.daemon_sets.values()):
+                    if wanted(ds):
+                        daemonset_controller.sync_daemon_set(self, ds)
                 dirty |= self._take_dirty()
                 changed = False
                 for deployment in list(self.deployments.values()):
@@ -813,6 +839,8 @@ class ClusterSimulation:
             return [copy.deepcopy(j) for j in self.jobs.values()]
         if kind == "StatefulSet":
             return [copy.deepcopy(s) for s in self.stateful_sets.values()]
+        if kind == "DaemonSet":
+            return [copy.deepcopy(d) for d in self.daemon_sets.values()]
         if kind == "PodDisruptionBudget":
             return [copy.deepcopy(p) for p in self.pdbs.values()]
         if kind == "PersistentVolumeClaim":
@@ -883,6 +911,7 @@ class ClusterSimulation:
             "replicaSets": self.objects("ReplicaSet"),
             "jobs": self.objects("Job"),
             "statefulSets": self.objects("StatefulSet"),
+            "daemonSets": self.objects("DaemonSet"),
             "podDisruptionBudgets": self.objects("PodDisruptionBudget"),
             "drains": {node: run.lines for node, run in self.drains.items()},
             "pods": {

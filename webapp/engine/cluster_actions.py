@@ -44,7 +44,7 @@ FIELDS = {
     "rollout-resume": ("kind", "name"),
     "set-image": ("kind", "name", "container", "image"),
     "cordon": ("node",),
-    "drain": ("node",),
+    "drain": ("node", "ignoreDaemonsets"),
     "node-down": ("node",),
     "node-up": ("node",),
     "uncordon": ("node",),
@@ -117,9 +117,19 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
                           f"{word} takes no field {_shown(extra[0])}.")  # fmt: skip
     checked = dict(action)
-    if word == "delete":
+    if word == "delete" and action.get("kind") == "DaemonSet":
+        name = _string(action, "name")
+        if name not in sim.daemon_sets:
+            raise ActionError("unknown_object", {"kind": "DaemonSet", "name": name},
+                              f'daemonsets.apps "{name}" not found')  # fmt: skip
+        extra = [k for k in action if k not in ("action", "kind", "name")]
+        if extra:
+            raise ActionError("unknown_field", {"action": word, "field": str(extra[0])[:60]},
+                              f"delete of a DaemonSet takes no field {_shown(extra[0])}.")  # fmt: skip
+    elif word == "delete":
         if action.get("kind", "Pod") != "Pod":
-            raise ActionError("bad_field", {"field": "kind"}, "delete takes kind Pod here.")
+            raise ActionError("bad_field", {"field": "kind"},
+                              "delete takes kind Pod or DaemonSet here.")  # fmt: skip
         name = action.get("name", sim.focus_name)
         run = sim.runs.get(name) if isinstance(name, str) else None
         if run is None or run.pod_removed:
@@ -194,6 +204,9 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         if node not in sim.nodes_by_name:
             raise ActionError("unknown_node", {"node": node}, f'nodes "{node}" not found')
         up = sim.nodes_by_name[node].kubelet_up
+        if word == "drain" and not isinstance(action.get("ignoreDaemonsets", True), bool):
+            raise ActionError("bad_field", {"field": "ignoreDaemonsets"},
+                              "ignoreDaemonsets is true or false.")  # fmt: skip
         if word == "node-down" and not up:
             raise ActionError("node_already_down", {"node": node}, f"Node {node} is already down.")
         if word == "node-up" and up:
@@ -206,7 +219,8 @@ def validate(sim: ClusterSimulation, action: Any) -> dict:
         else:
             changes = kubectl_apply.check_apply(sim, objects, annotate=annotate)
         _check_work(sim, {(c.kind, c.name): c.obj for c in changes
-                          if c.obj is not None and c.kind in (*_scalable(sim), "Job")})  # fmt: skip
+                          if c.obj is not None
+                          and c.kind in (*_scalable(sim), "Job", "DaemonSet")})  # fmt: skip
         checked["_changes"] = changes
     elif word == "focus":
         name = _string(action, "name")
@@ -221,7 +235,8 @@ def run_work(sim: ClusterSimulation, changed: dict[tuple[str, str], dict] | None
     workloads (a Deployment's ReplicaSets count under the Deployment), with `changed`
     ((kind, name) -> object) in place of, or besides, the current ones."""
     current: dict[tuple[str, str], dict] = {}
-    for kind, table in (*_scalable(sim).items(), ("Job", sim.jobs)):
+    for kind, table in (*_scalable(sim).items(), ("Job", sim.jobs),
+                        ("DaemonSet", sim.daemon_sets)):  # fmt: skip
         for name, obj in table.items():
             owners = (obj.get("metadata") or {}).get("ownerReferences") or []
             if kind == "ReplicaSet" and any(o.get("kind") == "Deployment" for o in owners):
@@ -257,7 +272,9 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
         answer = perform_action(run, action)
         sim.sync()
         return answer
-    if word == "delete":
+    if word == "delete" and action.get("kind") == "DaemonSet":
+        sim.delete_daemon_set(sim.daemon_sets[action["name"]])
+    elif word == "delete":
         grace = action.get("gracePeriodSeconds")
         force = bool(action.get("force"))
         if force and grace is None:
@@ -310,7 +327,7 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
             spec.pop("unschedulable", None)
         node["spec"] = spec
     elif word == "drain":
-        sim.drain(action["node"])
+        sim.drain(action["node"], ignore_daemonsets=action.get("ignoreDaemonsets", True))
     elif word == "node-down":
         node_outage.node_down(sim, action["node"])
     elif word == "node-up":

@@ -43,6 +43,7 @@ from webapp.engine.store.errors import (
 )
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+DS_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
 
 # kind -> (resource, group): what kubectl prints (``deployment.apps/web``) and what the
 # warning of a missing annotation names (``deployments``).
@@ -55,12 +56,13 @@ RESOURCES = {
     "Deployment": ("deployments", "apps"),
     "ReplicaSet": ("replicasets", "apps"),
     "StatefulSet": ("statefulsets", "apps"),
+    "DaemonSet": ("daemonsets", "apps"),
     "Job": ("jobs", "batch"),
     "PodDisruptionBudget": ("poddisruptionbudgets", "policy"),
 }
 # What a Pod scenario (one Pod, no controllers) takes; a workload scenario takes every kind.
 POD_SCENARIO_KINDS = ("Pod", "ConfigMap", "Secret", "Service", "Node")
-WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet")
+WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")
 
 # validation.go updatablePodSpecFields, joined with "," as ValidatePodUpdate joins them.
 UPDATABLE_POD_SPEC_FIELDS = (
@@ -278,6 +280,7 @@ def _tables(sim: Any) -> dict[str, dict]:
     if is_cluster(sim):
         tables.update({"Deployment": sim.deployments, "ReplicaSet": sim.replica_sets,
                        "StatefulSet": sim.stateful_sets, "Job": sim.jobs,
+                       "DaemonSet": sim.daemon_sets,
                        "PodDisruptionBudget": sim.pdbs})  # fmt: skip
     return tables
 
@@ -538,8 +541,13 @@ def _write_workload(sim: Any, kind: str, new: dict) -> None:
     if kind in WORKLOADS:
         sim.workload_spec_defaults(kind, spec)
     if spec != current.get("spec"):
+        template_changed = spec.get("template") != (current.get("spec") or {}).get("template")
         current["spec"] = spec
         metadata["generation"] = metadata.get("generation", 1) + 1
+        if kind == "DaemonSet" and template_changed:  # the DaemonSet strategy's PrepareForUpdate
+            metadata.setdefault("annotations", {})[DS_TEMPLATE_GENERATION] = str(
+                metadata["generation"]
+            )
 
 
 # -- a batch ------------------------------------------------------------------------------

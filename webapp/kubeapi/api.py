@@ -597,6 +597,10 @@ def _delete(session: Any, res: Resource, namespace: str | None, name: str) -> Re
                                           f"meta: {obj['metadata'].get('resourceVersion')}")  # fmt: skip
         if options.get("dryRun"):
             return json_response(obj)
+        if res.kind == "DaemonSet":
+            _act(session, [{"action": "delete", "kind": "DaemonSet", "name": name}], res, name,
+                 "delete")  # fmt: skip
+            return json_response(success_status({"name": name, "kind": res.plural, "uid": uid}))
         if res.kind != "Pod":
             raise method_not_supported(res.plural, res.group, "delete")
         action: dict[str, Any] = {"action": "delete", "name": name}

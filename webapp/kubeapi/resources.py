@@ -91,6 +91,8 @@ RESOURCES: tuple[Resource, ...] = (
              categories=("all",), subresources=(_scale(), _status("apps", "v1", "ReplicaSet"))),
     Resource("StatefulSet", "statefulsets", "statefulset", "apps", "v1", short_names=("sts",),
              categories=("all",), subresources=(_scale(), _status("apps", "v1", "StatefulSet"))),
+    Resource("DaemonSet", "daemonsets", "daemonset", "apps", "v1", short_names=("ds",),
+             categories=("all",), subresources=(_status("apps", "v1", "DaemonSet"),)),
     Resource("Job", "jobs", "job", "batch", "v1", categories=("all",),
              subresources=(_status("batch", "v1", "Job"),)),
     Resource("EndpointSlice", "endpointslices", "endpointslice", "discovery.k8s.io", "v1"),

@@ -35,6 +35,8 @@ DEPLOYMENT_COLUMNS = ("NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE")
 REPLICASET_COLUMNS = ("NAME", "DESIRED", "CURRENT", "READY", "AGE")
 JOB_COLUMNS = ("NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE")
 STATEFULSET_COLUMNS = ("NAME", "READY", "AGE")
+DAEMONSET_COLUMNS = ("NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE",
+                     "NODE SELECTOR", "AGE")  # fmt: skip
 ENDPOINTSLICE_COLUMNS = ("NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE")
 PDB_COLUMNS = ("NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE")
 _WIDE = ("CONTAINERS", "IMAGES", "SELECTOR")
@@ -46,6 +48,7 @@ RESOURCE_PREFIX = {
     "Deployment": "deployment.apps",
     "Job": "job.batch",
     "StatefulSet": "statefulset.apps",
+    "DaemonSet": "daemonset.apps",
     "EndpointSlice": "endpointslice.discovery.k8s.io",
     "PodDisruptionBudget": "poddisruptionbudget.policy",
     "PersistentVolumeClaim": "persistentvolumeclaim",
@@ -232,6 +235,31 @@ def print_statefulset(sts: Obj, now: datetime, *, wide: bool = False) -> dict[st
     return cells
 
 
+def format_labels(labels: Obj | None) -> str:
+    """``labels.FormatLabels``: ``k=v,k2=v2`` sorted by key, ``<none>`` when empty."""
+    if not labels:
+        return "<none>"
+    return ",".join(f"{k}={labels[k]}" for k in sorted(labels))
+
+
+def print_daemonset(ds: Obj, now: datetime, *, wide: bool = False) -> dict[str, str]:
+    """printDaemonSet: the status counts and the template's nodeSelector; wide adds
+    CONTAINERS, IMAGES and SELECTOR."""
+    status = _status(ds)
+    cells = {"NAME": _metadata(ds).get("name", "")}
+    for column, key in (("DESIRED", "desiredNumberScheduled"),
+                        ("CURRENT", "currentNumberScheduled"), ("READY", "numberReady"),
+                        ("UP-TO-DATE", "updatedNumberScheduled"),
+                        ("AVAILABLE", "numberAvailable")):  # fmt: skip
+        cells[column] = str(int(status.get(key) or 0))
+    template_spec = ((_spec(ds).get("template") or {}).get("spec")) or {}
+    cells["NODE SELECTOR"] = format_labels(template_spec.get("nodeSelector"))
+    cells["AGE"] = _age(ds, now)
+    if wide:
+        cells.update(_wide_cells(ds, format_label_selector))
+    return cells
+
+
 def _list_with_more(items: list[str], more: bool, count: int, maximum: int) -> str:
     """listWithMoreString: ``a,b,c + N more...``; ``<unset>`` when empty."""
     text = ",".join(items)
@@ -376,6 +404,7 @@ _PRINTERS = {
         STATEFULSET_COLUMNS,
         (*STATEFULSET_COLUMNS, "CONTAINERS", "IMAGES"),
     ),
+    "DaemonSet": (print_daemonset, DAEMONSET_COLUMNS, (*DAEMONSET_COLUMNS, *_WIDE)),
     "EndpointSlice": (print_endpointslice, ENDPOINTSLICE_COLUMNS, ENDPOINTSLICE_COLUMNS),
     "PodDisruptionBudget": (print_pdb, PDB_COLUMNS, PDB_COLUMNS),
 }
@@ -870,6 +899,33 @@ def describe_statefulset(sts: Obj, pods: Iterable[Obj], events: list[Obj], now: 
             storage = ((claim_spec.get("resources") or {}).get("requests") or {}).get("storage")
             w.write(LEVEL_1, f"Capacity:\t{storage if storage is not None else '<default>'}\n")
             w.write(LEVEL_1, f"Access Modes:\t[{' '.join(claim_spec.get('accessModes') or [])}]\n")
+    describe_events(w, events, now)
+    return w.text()
+
+
+def describe_daemonset(ds: Obj, pods: Iterable[Obj], events: list[Obj], now: datetime) -> str:
+    """``describeDaemonSet``: pass every Pod (those it controls are counted) and its events."""
+    w = PrefixWriter()
+    metadata, spec, status = _metadata(ds), _spec(ds), _status(ds)
+    template_spec = (spec.get("template") or {}).get("spec") or {}
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', 'default')}\n")
+    w.write(LEVEL_0, f"Selector:\t{selector_string(spec.get('selector'))}\n")
+    w.write(LEVEL_0, f"Node-Selector:\t{format_labels(template_spec.get('nodeSelector'))}\n")
+    print_labels_multiline(w, "Labels", metadata.get("labels"))
+    print_annotations_multiline(w, "Annotations", metadata.get("annotations"))
+    for label, key in (("Desired Number of Nodes Scheduled", "desiredNumberScheduled"),
+                       ("Current Number of Nodes Scheduled", "currentNumberScheduled"),
+                       ("Number of Nodes Scheduled with Up-to-date Pods", "updatedNumberScheduled"),
+                       ("Number of Nodes Scheduled with Available Pods", "numberAvailable"),
+                       ("Number of Nodes Misscheduled", "numberMisscheduled")):  # fmt: skip
+        w.write(LEVEL_0, f"{label}: {int(status.get(key) or 0)}\n")
+    running, waiting, succeeded, failed = pod_status_counts(ds, pods)
+    w.write(
+        LEVEL_0,
+        f"Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n",
+    )
+    describe_pod_template(w, spec.get("template"))
     describe_events(w, events, now)
     return w.text()
 

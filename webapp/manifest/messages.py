@@ -141,9 +141,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这个字段在 Kubernetes 中有效，但本演练场还不能运行它",
     },
     "pod_and_workload": {
-        "en": "a scenario has either one Pod or workloads (Deployment, ReplicaSet, Job, StatefulSet), not both; "
+        "en": "a scenario has either one Pod or workloads (Deployment, ReplicaSet, Job, StatefulSet, DaemonSet), not both; "
         "the Pod starts on line {first_line}",
-        "zh": "场景中要么只有一个 Pod，要么是工作负载（Deployment、ReplicaSet、Job、StatefulSet），不能两者都有；"
+        "zh": "场景中要么只有一个 Pod，要么是工作负载（Deployment、ReplicaSet、Job、StatefulSet、DaemonSet），不能两者都有；"
         "Pod 从第 {first_line} 行开始",
     },
     "no_pod": {

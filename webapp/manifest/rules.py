@@ -88,15 +88,17 @@ NAME_RULES = {
     "ReplicaSet": "dns1123_subdomain",
     "Job": "dns1123_subdomain",
     "StatefulSet": "dns1123_subdomain",
+    "DaemonSet": "dns1123_subdomain",
     "PodDisruptionBudget": "dns1123_subdomain",
 }
 # Kinds that own Pods through spec.template (the workloads the engine runs).
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet")
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet", "DaemonSet")
 JOB_RESTART_POLICIES = ("OnFailure", "Never")
 # The playground's bounds on what one run may hold (docs/limits.md): Pods at once per
 # workload, and a Job's completions.
 MAX_REPLICAS = 100
 MAX_COMPLETIONS = 1000
+DAEMONSET_NODES = 3  # a DaemonSet's Pods at once, counted for its work: the default nodes
 # The total work of a run (issue 26, F1): per virtual second, each container of each Pod
 # counts 1 (its lifecycle: starts, exits, restarts) plus the runs of its probes (1 /
 # periodSeconds each, default 10 s), summed over every Pod the workloads run at once
@@ -426,6 +428,8 @@ def workload_pods(obj: dict[str, Any], kind: str) -> int:
     """How many Pods a workload runs at once, as written: replicas (default 1), a Job's
     parallelism (default 1), within 0..MAX_REPLICAS."""
     spec = _mapping(obj.get("spec"))
+    if kind == "DaemonSet":  # one Pod per node: at most the playground's default nodes
+        return DAEMONSET_NODES
     value = spec.get("parallelism" if kind == "Job" else "replicas", 1)
     return min(max(value, 0), MAX_REPLICAS) if _is_int(value) else 1
 
@@ -466,6 +470,8 @@ def workload_findings(obj: dict[str, Any], kind: str = "Deployment") -> Iterator
     counts = ("replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
     if kind == "StatefulSet":
         counts = ("replicas", "minReadySeconds", "revisionHistoryLimit")
+    if kind == "DaemonSet":
+        counts = ("minReadySeconds", "revisionHistoryLimit")
     if kind == "Job":
         counts = ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds",
                   "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes")  # fmt: skip

@@ -28,18 +28,20 @@ API_VERSIONS = {
     "ReplicaSet": "apps/v1",
     "Job": "batch/v1",
     "StatefulSet": "apps/v1",
+    "DaemonSet": "apps/v1",
     "PodDisruptionBudget": "policy/v1",
     SIMULATION: "playground/v1",
 }
 OBJECT_KINDS = (
     "Pod", "Node", "Service", "ConfigMap", "Secret", "Deployment", "ReplicaSet", "Job",
-    "StatefulSet", "PodDisruptionBudget",
+    "StatefulSet", "PodDisruptionBudget", "DaemonSet",
 )  # fmt: skip
 # What a cluster scenario holds besides Services, Nodes, ConfigMaps and Secrets.
-WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet", "PodDisruptionBudget")
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "Job", "StatefulSet", "PodDisruptionBudget",
+                  "DaemonSet")  # fmt: skip
 # Real kinds the engine does not run yet: refused with a located `kind_not_run_yet`, so a
 # pasted example says what is missing instead of "unknown kind".
-NOT_RUN_YET = ("DaemonSet", "CronJob")
+NOT_RUN_YET = ("CronJob",)
 
 
 @dataclass(frozen=True)

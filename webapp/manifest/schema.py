@@ -30,6 +30,7 @@ SCHEMA_FILES = {
     "ReplicaSet": "replicaset-apps-v1.json",
     "Job": "job-batch-v1.json",
     "StatefulSet": "statefulset-apps-v1.json",
+    "DaemonSet": "daemonset-apps-v1.json",
     "PodDisruptionBudget": "poddisruptionbudget-policy-v1.json",
 }
 _QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"

@@ -204,7 +204,7 @@ ACTION_FIELDS: dict[str, tuple[dict[str, Check], tuple[str, ...]]] = {
     ),
     "cordon": ({"node": string}, ("node",)),
     "uncordon": ({"node": string}, ("node",)),
-    "drain": ({"node": string}, ("node",)),
+    "drain": ({"node": string, "ignoreDaemonsets": boolean}, ("node",)),
     "set-probe": (
         {"container": string, "probe": one_of(PROBES), "healthy": boolean},
         ("container", "probe", "healthy"),

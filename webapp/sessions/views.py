@@ -280,7 +280,26 @@ def _describes(sim: Any, deployments: list, replica_sets: list, jobs: list, stat
         texts[f"statefulset/{sts['metadata']['name']}"] = kubectl_workloads.describe_statefulset(
             sts, owned_pods, mine, now
         )
+    for ds in sim.objects("DaemonSet"):
+        uid = ds["metadata"]["uid"]
+        owned_pods = [p for p in pods
+                      if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]  # fmt: skip
+        mine = kubectl_workloads.events_of_object(ds, "DaemonSet", events)
+        namespace = ds["metadata"].get("namespace", "default")
+        flag = "" if namespace == "default" else f" -n {namespace}"
+        texts[f"daemonset/{ds['metadata']['name']}{flag}"] = kubectl_workloads.describe_daemonset(
+            ds, owned_pods, mine, now
+        )
     return texts
+
+
+def _daemon_set_tables(sim: Any, now: Any) -> dict[str, str]:
+    """`kubectl get ds -n NAMESPACE -o wide` per namespace that has DaemonSets."""
+    by_namespace: dict[str, list] = {}
+    for ds in sim.objects("DaemonSet"):
+        by_namespace.setdefault(ds["metadata"].get("namespace", "default"), []).append(ds)
+    return {namespace: kubectl_workloads.get_table("DaemonSet", sets, now, wide=True)
+            for namespace, sets in sorted(by_namespace.items())}  # fmt: skip
 
 
 def _owner(obj: dict[str, Any]) -> dict[str, str] | None:
@@ -352,5 +371,11 @@ def cluster_state(sim: Any) -> dict[str, Any]:
             ),
             "describe": _describes(sim, deployments, replica_sets, jobs, stateful_sets, pods, now),
             "drains": {node: "\n".join(run.lines) + "\n" for node, run in sim.drains.items()},
+            "drainCommands": {
+                node: f"kubectl drain {node}"
+                + (" --ignore-daemonsets" if getattr(run, "ignore_daemonsets", True) else "")
+                for node, run in sim.drains.items()
+            },
+            "daemonsets": _daemon_set_tables(sim, now),
         },
     }

@@ -31,11 +31,14 @@ def sync_pdb(cluster: ClusterSimulation, pdb: dict[str, Any]) -> None:
 
 
 class Drain:
-    """One ``kubectl drain NODE`` run (``--ignore-daemonsets``, default grace)."""
+    """One ``kubectl drain NODE`` run (default grace; ``--ignore-daemonsets`` unless
+    ``ignore_daemonsets`` is False: then a DaemonSet's Pod on the node stops the drain)."""
 
-    def __init__(self, cluster: ClusterSimulation, node: str) -> None:
+    def __init__(self, cluster: ClusterSimulation, node: str, *,
+                 ignore_daemonsets: bool = True) -> None:  # fmt: skip
         self.cluster = cluster
         self.node = node
+        self.ignore_daemonsets = ignore_daemonsets
         self.lines: list[str] = []  # stdout and stderr, in order
         self.pending: dict[str, float] = {}  # pod name -> when to try (again)
         self.evicted: dict[str, str] = {}  # pod name -> the UID of the Pod evicted
@@ -47,7 +50,9 @@ class Drain:
         was = bool((state.obj.get("spec") or {}).get("unschedulable"))
         state.obj["spec"] = {**(state.obj.get("spec") or {}), "unschedulable": True}
         self.lines.append(rules.cordon_message(self.node, was))
-        evictable, warnings, errors = rules.pods_for_deletion(cluster.objects("Pod"), self.node)
+        evictable, warnings, errors = rules.pods_for_deletion(
+            cluster.objects("Pod"), self.node, ignore_daemonsets=self.ignore_daemonsets
+        )
         warning = rules.drain_warning_line(warnings)
         if warning:
             self.lines.append(warning)

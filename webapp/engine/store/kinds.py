@@ -36,6 +36,7 @@ KINDS: dict[str, Kind] = {
         Kind("Deployment", "deployments", "apps", "v1", generation=True),
         Kind("ReplicaSet", "replicasets", "apps", "v1", generation=True),
         Kind("StatefulSet", "statefulsets", "apps", "v1", generation=True),
+        Kind("DaemonSet", "daemonsets", "apps", "v1", generation=True),
         Kind("ControllerRevision", "controllerrevisions", "apps", "v1", status=False),
         Kind("Job", "jobs", "batch", "v1", generation=True),
         Kind("Service", "services", "", "v1"),

@@ -117,6 +117,7 @@ BY_KIND: dict[str, Meta] = {
     "Deployment": _object(DEPLOYMENT_SPEC, _STATUS_WITH_CONDITIONS),
     "ReplicaSet": _object(WORKLOAD_SPEC, _STATUS_WITH_CONDITIONS),
     "StatefulSet": _object(WORKLOAD_SPEC, _STATUS_WITH_CONDITIONS),
+    "DaemonSet": _object(WORKLOAD_SPEC, _STATUS_WITH_CONDITIONS),
     "Job": _object(WORKLOAD_SPEC, _STATUS_WITH_CONDITIONS),
     "Service": _object(SERVICE_SPEC, _STATUS_WITH_CONDITIONS),
     "Node": _object(NODE_SPEC, NODE_STATUS),
