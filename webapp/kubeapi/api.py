@@ -133,9 +133,9 @@ def _session_of(token: str) -> Any:
         # (docs/workers.md); while another holds it, a clean 503 that kubectl prints.
         holder = state.redis.get(f"playground:lease:{session_id}")
         if holder is not None:
+            # No Retry-After: client-go would retry it silently for up to 10 times.
             raise ApiError(503, "ServiceUnavailable",
-                           "the session is served by another worker; please try again",
-                           {"retryAfterSeconds": 3})  # fmt: skip
+                           "the session is served by another worker; please try again")  # fmt: skip
         try:
             session = keeper.resume(session_id, sid=None, client=current_client())
         except Exception:
