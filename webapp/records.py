@@ -496,6 +496,9 @@ class Keeper:
         self._started = False
         self.draining = False
         self.health = RecordHealth()
+        # `on_gone(session_id)` for each session freed here (the Kubernetes API revokes
+        # its tokens: webapp/kubeapi).
+        self.on_gone: Callable[[str], None] | None = None
         leases.listen(self.on_handover)
 
     def problem(self) -> str | None:
@@ -709,6 +712,11 @@ class Keeper:
             self.leases.release(gone)
             for session_id in gone:
                 self.store.delete(session_id)
+                if self.on_gone is not None:
+                    try:
+                        self.on_gone(session_id)
+                    except Exception:
+                        log.warning("revoking a freed session's API tokens failed")
         kept = [s for s in held if s in sessions]
         lost = [s for s, ok in zip(kept, self.leases.renew(kept), strict=True) if not ok]
         # A lease that was gone (Redis lost its data?): its record is written again.

@@ -184,10 +184,14 @@ def test_handover_lost_lease_and_freed_sessions(tmp_path: Path) -> None:
     assert len(hung_up) == 2
     assert keeper.store.load(ids[1]) is not None  # the new holder needs it
 
-    # The third is freed by the manager (idle): its record goes, nobody resumes it.
+    # The third is freed by the manager (idle): its record goes, nobody resumes it, and
+    # its API tokens are revoked (webapp/kubeapi: Keeper.on_gone).
+    gone: list[str] = []
+    keeper.on_gone = gone.append
     manager.remove(ids[2])
     keeper.round()
     assert keeper.store.load(ids[2]) is None and ids[2] in leases.released
+    assert gone == [ids[2]]
 
 
 def test_sigterm_drains_and_a_restart_resumes_the_session(tmp_path: Path) -> None:

@@ -24,7 +24,17 @@ __all__ = ["init_app"]
 def init_app(app: Flask) -> None:
     from webapp.kubeapi import api, exec_ws, kubeconfig
 
-    app.extensions["playground.kubeapi"] = KubeState()
+    state = KubeState()
+    url = app.config.get("REDIS_URL")
+    if url:
+        from webapp.redis_client import bounded_redis
+
+        state.redis = bounded_redis(url, 16)
+        state.ttl = int(float(app.config["SESSION_IDLE_SECONDS"])) + 3600
+    app.extensions["playground.kubeapi"] = state
+    keeper = app.extensions.get("playground.records")
+    if keeper is not None:
+        keeper.on_gone = state.forget_session  # a freed session's tokens answer 401
     app.add_url_rule("/kube/<token>", "kubeapi_root", api.serve, defaults={"path": ""},
                      methods=api.METHODS, strict_slashes=False)  # fmt: skip
     app.add_url_rule("/kube/<token>/<path:path>", "kubeapi", api.serve, methods=api.METHODS)

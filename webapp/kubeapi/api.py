@@ -106,15 +106,47 @@ def serve(token: str, path: str) -> Response:
 
 
 def _session(token: str) -> Any:
+    try:
+        return _session_of(token)
+    except ApiError:
+        raise
+    except Exception as error:  # Redis unreachable: a clean 503, never a 500 or a hang
+        if type(error).__module__.split(".")[0] != "redis":
+            raise
+        raise ApiError(503, "ServiceUnavailable", "the session store cannot be reached",
+                       {"retryAfterSeconds": 5}) from None  # fmt: skip
+
+
+def _session_of(token: str) -> Any:
     state = state_of(current_app)
     session_id = state.session_id(token)
     if session_id is None:
         raise unauthorized()
-    session = _realtime().manager.get(session_id)
-    if session is None:
-        state.forget(token)
-        raise unauthorized()
-    return session
+    rt = _realtime()
+    session = rt.manager.get(session_id)
+    if session is not None:
+        return session
+    keeper = rt.keeper
+    if keeper is not None and state.redis is not None:
+        # Another worker or host holds it, or held it and is gone (kill -9): with its lease
+        # free, it is rebuilt here from its record as a tab's join rebuilds it
+        # (docs/workers.md); while another holds it, a clean 503 that kubectl prints.
+        holder = state.redis.get(f"playground:lease:{session_id}")
+        if holder is not None:
+            # No Retry-After: client-go would retry it silently for up to 10 times.
+            raise ApiError(503, "ServiceUnavailable",
+                           "the session is served by another worker; please try again")  # fmt: skip
+        try:
+            session = keeper.resume(session_id, sid=None, client=current_client())
+        except Exception:
+            log.warning("a kube API session could not be resumed here")
+            session = None
+        if session is not None:
+            with session.lock:
+                session.kube_token = token
+            return session
+    state.forget(token)
+    raise unauthorized()
 
 
 def _dispatch(session: Any, path: str, client: str) -> Response:

@@ -8,6 +8,7 @@ answers 401, as a revoked credential does.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -41,6 +42,11 @@ class KubeState:
     )
     watches_by_session: dict[str, int] = field(default_factory=dict)
     watches_by_client: dict[str, int] = field(default_factory=dict)
+    # Redis shared by every worker and host (None: one process). A token is kept there as
+    # `playground:kube:<sha256(token)>` -> session id (never the token itself), with
+    # `ttl` seconds of life, so that any worker finds the session of any kubeconfig.
+    redis: Any = None
+    ttl: int = 5400
 
     def token_for(self, session: Any) -> str:
         with self.lock:
@@ -49,15 +55,34 @@ class KubeState:
                 token = new_token()
                 session.kube_token = token
                 self.tokens[token] = session.id
-            return token
+        if self.redis is not None:
+            self.redis.set(token_key(token), session.id, ex=self.ttl)
+        return token
 
     def session_id(self, token: str) -> str | None:
         with self.lock:
-            return self.tokens.get(token)
+            found = self.tokens.get(token)
+        if found is None and self.redis is not None and len(token) <= 64:
+            value = self.redis.get(token_key(token))
+            if value is not None:
+                found = value.decode("ascii", "replace")
+                with self.lock:
+                    self.tokens[token] = found
+        return found
 
     def forget(self, token: str) -> None:
+        """Revoke `token` (its session ended or was evicted): here and for every worker."""
         with self.lock:
             self.tokens.pop(token, None)
+        if self.redis is not None:
+            self.redis.delete(token_key(token))
+
+    def forget_session(self, session_id: str) -> None:
+        """Revoke every token of session `session_id` this worker knows."""
+        with self.lock:
+            tokens = [t for t, s in self.tokens.items() if s == session_id]
+        for token in tokens:
+            self.forget(token)
 
     def open_watch(self, session_id: str, client: str) -> None:
         """Count a watch (or a log follow); 429 past the bounds (docs/limits.md)."""
@@ -82,6 +107,11 @@ class KubeState:
                     table[key] = left
                 else:
                     table.pop(key, None)
+
+
+def token_key(token: str) -> str:
+    """The Redis key of a token: its SHA-256, so that the key space never shows a token."""
+    return "playground:kube:" + hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 def state_of(app: Flask) -> KubeState:
