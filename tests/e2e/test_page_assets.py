@@ -68,13 +68,19 @@ def _load(page: Page, base_url: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
-def test_first_and_repeat_visit_bytes_and_headers(browser: Browser, base_url: str) -> None:
+def _first_visit(browser: Browser, base_url: str) -> tuple[Any, Page, Wire, list[str]]:
+    """A new browser context's first visit, its bytes watched and its console errors kept."""
     context = browser.new_context()
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     wire = Wire(page)
     _load(page, base_url)
+    return context, page, wire, errors
+
+
+def test_first_and_repeat_visit_bytes_and_headers(browser: Browser, base_url: str) -> None:
+    context, page, wire, errors = _first_visit(browser, base_url)
     first = wire.page_bytes()
     first_total = wire.total()
     print(f"first visit: {first_total} B over {len(first)} requests")
@@ -138,12 +144,7 @@ def test_the_editor_loads_codemirror_on_first_use_and_keeps_what_was_typed(
 ) -> None:
     """Until first used the editor is a plain text area with the scenario's text; a press
     loads CodeMirror in its place with the text and the keys typed meanwhile (issue 23)."""
-    context = browser.new_context()
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    wire = Wire(page)
-    _load(page, base_url)
+    context, page, wire, errors = _first_visit(browser, base_url)
     plain = page.locator("#yaml-editor textarea.cm-plain")
     expect(plain).to_have_value(re.compile(r"kind: Pod"))
     assert not [u for u in wire.page_bytes() if "codemirror" in u]
