@@ -525,6 +525,23 @@ def test_teachers_asking_and_forking_far_into_crash_loops_stall_no_other_player(
     replay from 0 to 7200 s in one request (seconds of CPU); now a look ahead from a
     checkpoint of the live run within a bound, charged to the teacher, and sliced seeks.
     One more teacher, reading its answers, still gets its question answered."""
+    # What one teacher's seek to 6600 s costs the server on this machine, alone (a slower
+    # machine spends more CPU on the same work): the setup's bound is four of them, nearly
+    # twice over, and never less than SETUP_CPU_SECONDS.
+    lone_seen: list[float] = []
+    lone = socketio.Client(reconnection=False)
+    lone.on("tick", lambda tick: lone_seen.append(tick.get("now", -1.0)))
+    lone.connect(server.url, transports=["websocket"], wait_timeout=10)
+    alone = post_class(server, CRASH_LOOP_POD, "127.0.0.8")
+    lone.emit("class:teach", {"code": alone["code"], "key": alone["teacherKey"]})
+    cpu_alone = server.cpu_seconds()
+    lone.emit("clock", {"op": "seek", "value": 6600})
+    assert wait_until(lambda: 6600 in lone_seen, SETUP_WALL_LIMIT, step=0.25)
+    one_seek = server.cpu_seconds() - cpu_alone
+    lone.disconnect()
+    setup_cpu_bound = max(SETUP_CPU_SECONDS, 4 * 1.8 * one_seek)
+    print(f"\none teacher's seek to 6600 s alone: server CPU {one_seek:.1f} s; "
+          f"setup bound {setup_cpu_bound:.1f} s")  # fmt: skip
     teachers, students = [], []
     for i in range(3):
         source = f"127.0.0.{2 + i}"
@@ -552,7 +569,7 @@ def test_teachers_asking_and_forking_far_into_crash_loops_stall_no_other_player(
     # four seeks, nearly twice over), not in wall time (SETUP_WALL_LIMIT only stops a hung
     # test).
     wait_until(
-        lambda: ("at", 6600) in seen or server.cpu_seconds() - cpu_before >= SETUP_CPU_SECONDS,
+        lambda: ("at", 6600) in seen or server.cpu_seconds() - cpu_before >= setup_cpu_bound,
         SETUP_WALL_LIMIT,
         step=0.25,
     )
