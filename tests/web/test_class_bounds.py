@@ -120,6 +120,17 @@ def seek_far(app: Flask, teacher: SocketIOTestClient, session: Session, t: float
     finish(app)
     assert session.sim.now == t and session.seek_target is None
     received(teacher)
+    share_back(session)
+
+
+def share_back(session: Session) -> None:
+    """A far seek may use the session's CPU share (more of it on a slower or loaded machine):
+    a question then gets session_busy, "wait 1 s and try again". Wait for the share to come
+    back, as the message says, before a question that must be answered."""
+    deadline = time.monotonic() + 120
+    while session.cpu.spent():
+        assert time.monotonic() < deadline, "the session's CPU share never came back"
+        time.sleep(min(0.5, max(0.01, session.cpu.wait())))
 
 
 def wire(snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -359,13 +370,7 @@ def test_a_question_during_a_far_seek_is_about_where_it_goes_and_bounded(
     assert session.seek_target == FAR
     finish(app)
     assert session.sim.now == FAR
-    # The seek may have used the session's CPU share (more of it on a slower machine): a
-    # question then gets session_busy, "wait 1 s and try again". Wait for the share to come
-    # back, as the message says, before the question that must be answered.
-    deadline = time.monotonic() + 120
-    while session.cpu.spent():
-        assert time.monotonic() < deadline, "the session's CPU share never came back"
-        time.sleep(min(0.5, max(0.01, session.cpu.wait())))
+    share_back(session)
     teacher.emit("class:ask", {"question": {"kind": "status", "seconds": 300}})
     assert not of(received(teacher), "error")
 

@@ -99,9 +99,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "question_too_costly": {
         "en": "This question is too costly to answer: reaching second {seconds} of this run "
-        "needs more than {events} simulation events. Ask about a nearer moment.",
-        "zh": "这个问题的计算代价太高：运行到第 {seconds} 秒需要超过 {events} 个模拟事件。"
-        "请问一个更近的时刻。",
+        "needs more than {events} simulation events or {cpu} s of the server's CPU. Ask about "
+        "a nearer moment.",
+        "zh": "这个问题的计算代价太高：运行到第 {seconds} 秒需要超过 {events} 个模拟事件或服务器 "
+        "{cpu} 秒的 CPU 时间。请问一个更近的时刻。",
     },
     "quiz_in_class": {
         "en": "In a class, the teacher asks and reveals the questions.",
