@@ -19,6 +19,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import redis as redis_client
+
+from webapp.records import RedisRecords
 
 from tests.integration.stack import Playground, Redis, Tab, need_binaries
 
@@ -88,7 +91,13 @@ def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
         shutil.rmtree(redis.folder)
         redis = Redis(tmp_path / "redis-again", port=redis.port)
         assert wait_for(lambda: steady(url, 200)), readyz(url)
-        time.sleep(2.5)  # two rounds of records (one writes everything again)
+        # Every live session's record is written again (the first round that can write
+        # writes them whole): wait for each in the new Redis, paused ones included.
+        back = redis_client.Redis.from_url(redis.url)
+        keys = [RedisRecords.key(tab.session) for tab in tabs if tab.session]
+        assert wait_for(lambda: all(back.exists(key) for key in keys)), [
+            key for key in keys if not back.exists(key)
+        ]
         before = {i: (tab.session, len(tab.snapshots)) for i, tab in enumerate(tabs)}
         for pid in playground.worker_pids():
             os.kill(pid, signal.SIGKILL)
