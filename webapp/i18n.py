@@ -111,6 +111,10 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
         "en": "The scenario text is {size} KiB; the limit is {limit} KiB.",
         "zh": "场景文本大小为 {size} KiB，超过了 {limit} KiB 的上限。",
     },
+    "terminal_line_too_long": {
+        "en": "The command line is {size} KiB; the terminal reads at most {limit} KiB.",
+        "zh": "命令行大小为 {size} KiB，终端最多读取 {limit} KiB。",
+    },
     # Share links
     "share_not_found": {
         "en": "There is no shared scenario with this link.",

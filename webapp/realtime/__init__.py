@@ -15,6 +15,7 @@ Where each event is handled (one module per event family, each a plain function
     apply                       webapp/realtime/apply.py
     clock                       webapp/realtime/clock.py
     act                         webapp/realtime/act.py
+    terminal                    webapp/realtime/terminal.py
 
 `EVENTS` below is the table the server registers; `dispatch.guarded` wraps each handler in
 the checks every event shares. Shared state and helpers: webapp/realtime/state.py.
@@ -32,7 +33,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from webapp import records
-from webapp.realtime import act, apply, clock, connection, join, transport
+from webapp.realtime import act, apply, clock, connection, join, terminal, transport
 from webapp.realtime.dispatch import Handler, register
 from webapp.realtime.outbox import Outbox
 from webapp.realtime.state import Realtime, Refusal
@@ -48,6 +49,7 @@ EVENTS: dict[str, tuple[Handler, bool]] = {
     "apply": (apply.on_apply, True),
     "clock": (clock.on_clock, True),
     "act": (act.on_act, True),
+    "terminal": (terminal.on_terminal, True),
 }
 
 

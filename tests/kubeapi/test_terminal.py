@@ -1,0 +1,161 @@
+"""The page's terminal (webapp/terminal) against the real kubectl 1.37: the same command
+line, typed into the terminal of a tab on a paused session and run by kubectl with that
+session's kubeconfig, prints the same stdout, stderr and exit code.
+
+Lines whose output moves with the reader's clock are left out: kubectl computes describe's
+and events' ages from the machine's clock, the terminal from the session's (virtual) one,
+as the page's views do (the server-side Tables' AGE is the session's in both).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import socketio
+
+from tests.kubeapi.conftest import CLUSTER, KUBECTL, Kube, make_session
+
+# Lines the terminal and kubectl must print alike, to the byte.
+SAME = [
+    "version",
+    "version --client",
+    "api-versions",
+    "api-resources",
+    "api-resources --namespaced=false -o name",
+    "api-resources --api-group=apps -o name",
+    "api-resources -o wide",
+    "get pods",
+    "get po -o wide",
+    "get pods -o name",
+    "get pods --no-headers",
+    "get pods -l app=web -o name",
+    "get pods -l app!=web",
+    "get pods -l 'app in (web,api)' -o name",
+    "get pods --field-selector status.phase=Running -o name",
+    "get pods --field-selector status.phase=Pending",
+    "get pods --field-selector foo=bar",
+    "get pods -A",
+    "get pods --all-namespaces -o name",
+    "get pods -n kube-system",
+    "get pods --show-labels",
+    "get deploy",
+    "get deployments.apps -o wide",
+    "get rs",
+    "get rs -o wide",
+    "get svc",
+    "get service web -o name",
+    "get pdb",
+    "get nodes",
+    "get no -o wide",
+    "get ns",
+    "get pods,deploy",
+    "get deploy,rs -o name",
+    "get all",
+    "get deploy web",
+    "get deploy web -o yaml",
+    "get deploy web -o json",
+    "get pdb web-pdb -o yaml",
+    "get pods nope",
+    "get deploy web nope",
+    "get foo",
+    "get pods -o bogus",
+    "get pods --foo",
+    "get pods -z",
+    "get pods -o",
+    "get",
+    "get jobs",
+    "get sts",
+    "get pvc",
+    "get sc",
+    "describe",
+    "describe po nope",
+    "logs",
+    "logs nope",
+    "logs a b c",
+    "logs --tail=x a",
+    "scale deploy web",
+    "scale --replicas=x deploy/web",
+    "scale deploy nope --replicas=2",
+    "delete",
+    "delete pod nope",
+    "gett pods",
+    "foo",
+]
+
+
+@pytest.fixture(scope="module")
+def paused(live_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kube, "Tab"]]:
+    kube = make_session(live_server, tmp_path_factory.mktemp("terminal"), yaml=CLUSTER, speed=20)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    tab = Tab(live_server.url, kube.info["session"])
+    tab.pause()
+    yield kube, tab
+    tab.close()
+
+
+class Tab:
+    """A page's tab on the session, typing into its terminal."""
+
+    def __init__(self, url: str, session: str) -> None:
+        self.client = socketio.Client(reconnection=False)
+        self.outputs: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.ticks: list[dict[str, Any]] = []
+        self.joined = threading.Event()
+        self.client.on("terminal:output", self.outputs.append)
+        self.client.on("error", self.errors.append)
+        self.client.on("snapshot", lambda _: self.joined.set())
+        self.client.on("tick", self.ticks.append)
+        self.client.connect(url, transports=["websocket"], wait_timeout=10)
+        self.client.emit("join", {"session": session})
+        assert self.joined.wait(30), self.errors
+
+    def pause(self) -> None:
+        self.ticks.clear()
+        self.client.emit("clock", {"op": "pause"})
+        deadline = time.monotonic() + 30
+        while not any(t.get("clock", {}).get("playing") is False for t in self.ticks):
+            assert time.monotonic() < deadline, self.ticks[-3:]
+            time.sleep(0.05)
+
+    def type(self, line: str, timeout: float = 30) -> dict[str, Any]:
+        before, errors = len(self.outputs), len(self.errors)
+        self.client.emit("terminal", {"line": line})
+        deadline = time.monotonic() + timeout
+        while len(self.outputs) == before:
+            assert len(self.errors) == errors, self.errors[errors:]
+            assert time.monotonic() < deadline, f"no answer to {line!r}"
+            time.sleep(0.02)
+        return self.outputs[before]
+
+    def close(self) -> None:
+        self.client.disconnect()
+
+
+def _kubectl(kube: Kube, line: str) -> tuple[str, str, int]:
+    import shlex
+
+    words = shlex.split(line)
+    if words[0] in ("gett", "foo"):  # an unknown command: kubectl takes no flag before it
+        ran = subprocess.run([KUBECTL, *words], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "KUBECONFIG": str(kube.kubeconfig)}, check=False)  # fmt: skip
+    else:
+        ran = kube.run(*words)
+    stderr = "\n".join(l for l in ran.stderr.split("\n") if "memcache.go" not in l)
+    return ran.stdout, stderr, ran.returncode
+
+
+@pytest.mark.parametrize("line", SAME)
+def test_the_terminal_prints_what_kubectl_prints(paused: tuple[Kube, Tab], line: str) -> None:
+    kube, tab = paused
+    answer = tab.type(f"kubectl {line}")
+    assert answer["line"] == f"kubectl {line}"
+    stdout, stderr, code = _kubectl(kube, line)
+    assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (stdout, stderr, code)

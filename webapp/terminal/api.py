@@ -1,0 +1,51 @@
+"""The session's Kubernetes API, called in-process: the terminal is a kubectl client of the
+same API kubectl reaches over HTTP (webapp/kubeapi), so both see the same objects, the same
+Tables, the same Status errors; only the network is left out.
+
+status, body = request(session, "GET", "/api/v1/namespaces/default/pods", table=True)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import current_app
+
+from webapp.engine.store.errors import ApiError
+
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+
+def request(
+    session: Any,
+    method: str,
+    path: str,
+    query: dict[str, str] | None = None,
+    *,
+    table: bool = False,
+    body: Any = None,
+    content_type: str = "application/json",
+) -> tuple[int, Any]:
+    """One API request: (HTTP status, the decoded JSON body or the Status of an error)."""
+    from webapp.kubeapi import api
+
+    headers = {"Accept": TABLE if table else "application/json"}
+    data = None
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers["Content-Type"] = content_type
+    url = "/kube/terminal" + path
+    if query:
+        url += "?" + urlencode(query)
+    with current_app.test_request_context(url, method=method, headers=headers, data=data):
+        try:
+            response = api._dispatch(session, path.strip("/"), "terminal")
+        except ApiError as error:
+            return error.code, error.status()
+        text = response.get_data(as_text=True)
+        try:
+            return response.status_code, json.loads(text)
+        except ValueError:
+            return response.status_code, text

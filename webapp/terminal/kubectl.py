@@ -1,0 +1,661 @@
+"""kubectl's client side for the terminal: each command line read as kubectl reads it
+(webapp/terminal/flags.py), its requests made to the session's own API in-process
+(webapp/terminal/api.py), and the answer printed as kubectl 1.37 prints it: server-side
+Tables through kubectl's table printer, `-o name|yaml|json`, `describe` by kubectl's
+describers (webapp/kubectl), logs, delete, scale, version, api-resources and api-versions,
+and every error line and exit code as kubectl's (tests/kubeapi/test_terminal.py runs the
+real kubectl against the same paused session and compares).
+
+run(session, words) -> Outcome(stdout, stderr, exit_code)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from webapp.kubeapi.resources import RESOURCES, VERSION_INFO, Resource, group_versions
+from webapp.kubectl import workloads as kubectl_workloads
+from webapp.kubectl.describe import describe_pod, events_of_pod
+from webapp.kubectl.tabwriter import kubectl_table_writer
+from webapp.kubectl.yamlview import pod_yaml
+from webapp.terminal import api
+from webapp.terminal.flags import Flag, Parsed, UsageError, parse
+
+CLIENT_VERSION = "v1.37.1"
+KUSTOMIZE_VERSION = "v5.8.1"
+NAMESPACE = "default"
+
+# kubectl's commands in the order kubectl adds them (cobra's suggestions follow this order,
+# kubectl turns command sorting off): "Did you mean this?".
+COMMANDS = (
+    "create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale",
+    "autoscale", "certificate", "cluster-info", "top", "cordon", "uncordon", "drain", "taint",
+    "describe", "logs", "attach", "exec", "port-forward", "proxy", "cp", "auth", "debug",
+    "events", "diff", "apply", "patch", "replace", "wait", "kustomize", "label", "annotate",
+    "completion", "alpha", "api-resources", "api-versions", "config", "plugin", "version",
+    "options", "help",
+)  # fmt: skip
+
+
+@dataclass
+class Outcome:
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+class Failed(Exception):
+    """A command that ends with an error line (stderr) and exit code 1."""
+
+    def __init__(self, text: str, stdout: str = "") -> None:
+        super().__init__(text)
+        self.text = text
+        self.stdout = stdout
+
+
+# -- the entry ------------------------------------------------------------------------------
+
+
+def run(session: Any, words: list[str]) -> Outcome:
+    """`kubectl WORDS...` against `session` (words after "kubectl")."""
+    if not words:
+        return Outcome(stdout=USAGE)
+    command, rest = words[0], words[1:]
+    handler = HANDLERS.get(command)
+    try:
+        if handler is None:
+            if command in COMMANDS:
+                raise Failed(f'error: "kubectl {command}" is not available in this terminal yet; '
+                             "it runs get, describe, logs, delete, scale, version, "
+                             "api-resources and api-versions\n")  # fmt: skip
+            if command.startswith("-"):
+                raise Failed(f"error: unknown flag: {command}\nSee 'kubectl --help' for usage.\n")
+            raise Failed(unknown_command(command))
+        return handler(session, rest)
+    except UsageError as error:
+        return Outcome(stderr=error.text, exit_code=1)
+    except Failed as error:
+        return Outcome(stdout=error.stdout, stderr=error.text, exit_code=1)
+
+
+USAGE = "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n"
+
+
+def levenshtein(a: str, b: str) -> int:
+    """cobra's ld (case-insensitive)."""
+    a, b = a.lower(), b.lower()
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            cur = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+            prev = cur
+    return row[-1]
+
+
+def unknown_command(name: str) -> str:
+    """cobra's `unknown command "X" for "kubectl"` with its suggestions (distance <= 2 or a
+    prefix), in the order kubectl adds its commands."""
+    suggestions = [c for c in COMMANDS
+                   if levenshtein(name, c) <= 2 or c.lower().startswith(name.lower())]  # fmt: skip
+    text = f'error: unknown command "{name}" for "kubectl"\n'
+    if suggestions:
+        text += "\nDid you mean this?\n" + "".join(f"\t{s}\n" for s in suggestions)
+    return text
+
+
+def status_error(body: Any) -> str:
+    """kubectl's line for an API Status error (StandardErrorMessage)."""
+    if isinstance(body, dict) and body.get("kind") == "Status":
+        reason, message = body.get("reason") or "", body.get("message") or ""
+        if reason:
+            return f"Error from server ({reason}): {message}\n"
+        return f"Error from server: {message}\n"
+    return f"Error from server: {body}\n"
+
+
+def list_error(body: Any, res: Resource, query: dict[str, str]) -> Any:
+    """cli-runtime's Selector.Visit: a BadRequest or NotFound of a list names what was
+    listed (and the selectors)."""
+    if not isinstance(body, dict) or body.get("reason") not in ("BadRequest", "NotFound"):
+        return body
+    gvr = f'"{res.group}/{res.version}, Resource={res.plural}"'
+    labels, fields = query.get("labelSelector", ""), query.get("fieldSelector", "")
+    if not labels and not fields:
+        message = f"Unable to list {gvr}: {body.get('message')}"
+    else:
+        message = (f'Unable to find {gvr} that match label selector "{labels}", field selector '
+                   f'"{fields}": {body.get("message")}')  # fmt: skip
+    return {**body, "message": message}
+
+
+def _call(session: Any, method: str, path: str, query: dict[str, str] | None = None,
+          **more: Any) -> Any:  # fmt: skip
+    status, body = api.request(session, method, path, query, **more)
+    if status >= 400:
+        raise Failed(status_error(body))
+    return body
+
+
+# -- resources ------------------------------------------------------------------------------
+
+
+def find_resource(text: str) -> Resource | None:
+    """The RESTMapper's lookup: plural, singular, short name or kind, any case, optionally
+    `.group` qualified."""
+    lowered = text.lower()
+    name, _, group = lowered.partition(".")
+    for r in RESOURCES:
+        if r.kind == "SelfSubjectAccessReview":
+            continue
+        names = {r.plural, r.singular, r.kind.lower(), *r.short_names}
+        if group:
+            if name in names and (r.group == group or r.group.startswith(group + ".")):
+                return r
+        elif lowered in names:
+            return r
+    return None
+
+
+def _resource_or_fail(text: str) -> Resource:
+    res = find_resource(text)
+    if res is None:
+        raise Failed(f'error: the server doesn\'t have a resource type "{text}"\n')
+    return res
+
+
+def _collection(res: Resource, namespace: str | None) -> str:
+    base = f"/api/{res.version}" if not res.group else f"/apis/{res.group}/{res.version}"
+    if res.namespaced and namespace is not None:
+        return f"{base}/namespaces/{namespace}/{res.plural}"
+    return f"{base}/{res.plural}"
+
+
+def _prefix(res: Resource) -> str:
+    """`pod`, `deployment.apps`: the resource as -o name and multi-kind tables write it."""
+    return f"{res.kind.lower()}.{res.group}" if res.group else res.kind.lower()
+
+
+def _targets(args: list[str]) -> list[tuple[Resource, list[str]]]:
+    """`TYPE[,TYPE] [NAME...]` or `TYPE/NAME ...`: what to read, in order."""
+    if not args:
+        return []
+    if "/" in args[0]:
+        out: list[tuple[Resource, list[str]]] = []
+        for arg in args:
+            kind, slash, name = arg.partition("/")
+            if not slash or not name:
+                raise Failed("error: arguments in resource/name form must have a single resource and name\n")
+            res = _resource_or_fail(kind)
+            if out and out[-1][0] is res:
+                out[-1][1].append(name)
+            else:
+                out.append((res, [name]))
+        return out
+    kinds: list[Resource] = []
+    for text in args[0].split(","):
+        if text == "all":
+            kinds.extend(r for r in RESOURCES if "all" in r.categories)
+        elif text:
+            kinds.append(_resource_or_fail(text))
+    names = args[1:]
+    if names and len(kinds) > 1:
+        raise Failed("error: you must specify only one resource\n")
+    return [(r, list(names)) for r in kinds]
+
+
+# -- get ----------------------------------------------------------------------------------
+
+GET_FLAGS = (
+    Flag("output", "o"),
+    Flag("selector", "l"),
+    Flag("field-selector"),
+    Flag("all-namespaces", "A", "bool"),
+    Flag("show-labels", kind="bool"),
+    Flag("no-headers", kind="bool"),
+    Flag("watch", "w", "bool"),
+    Flag("show-kind", kind="bool"),
+)
+OUTPUTS = ("wide", "name", "yaml", "json")
+
+
+def _namespace(parsed: Parsed) -> str:
+    return parsed["namespace"] or NAMESPACE
+
+
+def _labels_cell(obj: dict) -> str:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    if not labels:
+        return "<none>"
+    return ",".join(f"{k}={labels[k]}" for k in sorted(labels))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "<none>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def print_table(tables: list[tuple[Resource, dict]], *, wide: bool, all_namespaces: bool,
+                show_labels: bool, no_headers: bool, with_kind: bool) -> str:  # fmt: skip
+    """kubectl's human-readable printer of server-side Tables (one writer for all of them,
+    a blank line between kinds)."""
+    out = []
+    for res, table in tables:
+        writer = kubectl_table_writer()
+        columns = [c for c in table.get("columnDefinitions") or [] if wide or c.get("priority", 0) == 0]
+        indexes = [i for i, c in enumerate(table.get("columnDefinitions") or [])
+                   if wide or c.get("priority", 0) == 0]  # fmt: skip
+        if not table.get("rows"):
+            continue
+        if not no_headers:
+            header = [c["name"].upper() for c in columns]
+            if all_namespaces and res.namespaced:
+                header.insert(0, "NAMESPACE")
+            if show_labels:
+                header.append("LABELS")
+            writer.write("\t".join(header) + "\n")
+        for row in table["rows"]:
+            cells = [_cell(row["cells"][i]) if i < len(row["cells"]) else "" for i in indexes]
+            metadata = (row.get("object") or {}).get("metadata") or {}
+            if with_kind and cells:
+                cells[0] = f"{_prefix(res)}/{cells[0]}"
+            if all_namespaces and res.namespaced:
+                cells.insert(0, metadata.get("namespace", ""))
+            if show_labels:
+                cells.append(_labels_cell(row.get("object") or {}))
+            writer.write("\t".join(cells) + "\n")
+        out.append(writer.flush())
+    return "\n".join(out)
+
+
+def _as_list(items: list[dict]) -> dict:
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+def _typed(res: Resource, obj: dict) -> dict:
+    return {"apiVersion": res.api_version, "kind": res.kind, **obj}
+
+
+def print_json(value: Any) -> str:
+    return json.dumps(value, indent=4, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def print_yaml(value: Any) -> str:
+    return pod_yaml(value)
+
+
+def get(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("get", words, GET_FLAGS)
+    output = parsed["output"]
+    if output == "kyaml":
+        raise Failed("error: `-o kyaml` is not available in this terminal yet; -o yaml is\n")
+    if output is not None and output not in OUTPUTS:
+        raise Failed(f"error: unable to match a printer suitable for the output format \"{output}\", "
+                     "allowed formats are: custom-columns,custom-columns-file,go-template,"
+                     "go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,"
+                     "template,templatefile,wide,yaml\n")  # fmt: skip
+    if parsed["watch"]:
+        raise Failed("error: `kubectl get -w` is not available in this terminal yet: the "
+                     "page's \"get pods -w\" view shows the same lines as they happen\n")  # fmt: skip
+    targets = _targets(parsed.args)
+    if not targets:
+        raise Failed(
+            'You must specify the type of resource to get. Use "kubectl api-resources" for a '
+            "complete list of supported resources.\n\nerror: Required resource not specified.\n"
+            'Use "kubectl explain <resource>" for a detailed description of that resource '
+            "(e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples\n"
+        )
+    namespace = None if parsed["all-namespaces"] else _namespace(parsed)
+    query: dict[str, str] = {}
+    if parsed["selector"]:
+        query["labelSelector"] = parsed["selector"]
+    if parsed["field-selector"]:
+        query["fieldSelector"] = parsed["field-selector"]
+    want_table = output in (None, "wide")
+    tables: list[tuple[Resource, dict]] = []
+    objects: list[tuple[Resource, dict]] = []
+    errors: list[str] = []
+    named = any(names for _, names in targets)
+    for res, names in targets:
+        if names:
+            for name in names:
+                status, body = api.request(session, "GET", f"{_collection(res, namespace or NAMESPACE)}/{name}",
+                                           table=want_table)  # fmt: skip
+                if status >= 400:
+                    errors.append(status_error(body))
+                elif want_table:
+                    tables.append((res, body))
+                else:
+                    objects.append((res, body))
+            continue
+        status, body = api.request(session, "GET", _collection(res, namespace), query,
+                                   table=want_table)  # fmt: skip
+        if status >= 400:
+            errors.append(status_error(list_error(body, res, query)))
+            continue
+        if want_table:
+            tables.append((res, body))
+        else:
+            objects.extend((res, item) for item in body.get("items") or [])
+    stdout = ""
+    if want_table:
+        merged: list[tuple[Resource, dict]] = []
+        for res, table in tables:  # several names of one kind: one table
+            if merged and merged[-1][0] is res and named:
+                merged[-1][1]["rows"].extend(table.get("rows") or [])
+            else:
+                merged.append((res, {**table, "rows": list(table.get("rows") or [])}))
+        kinds = {res.kind for res, t in merged if t.get("rows")}
+        stdout = print_table(merged, wide=output == "wide", all_namespaces=namespace is None,
+                             show_labels=parsed["show-labels"], no_headers=parsed["no-headers"],
+                             with_kind=len(kinds) > 1 or parsed["show-kind"])  # fmt: skip
+        empty = not any(t.get("rows") for _, t in merged)
+    elif output == "name":
+        stdout = "".join(f"{_prefix(res)}/{obj['metadata']['name']}\n" for res, obj in objects)
+        empty = not objects
+    else:
+        typed = [_typed(res, obj) for res, obj in objects]
+        single = named and len(typed) == 1 and len(targets) == 1 and len(targets[0][1]) == 1
+        value = typed[0] if single else _as_list(typed)
+        stdout = print_json(value) if output == "json" else print_yaml(value)
+        empty = False
+    stderr = "".join(errors)
+    if empty and not errors and not named:
+        all_cluster = all(not res.namespaced for res, _ in targets)
+        stderr = ("No resources found\n" if namespace is None or all_cluster
+                  else f"No resources found in {namespace} namespace.\n")  # fmt: skip
+    return Outcome(stdout, stderr, 1 if errors else 0)
+
+
+# -- describe -------------------------------------------------------------------------------
+
+DESCRIBE_FLAGS = (Flag("selector", "l"), Flag("all-namespaces", "A", "bool"),
+                  Flag("show-events", kind="bool", default=True))  # fmt: skip
+DESCRIBABLE = ("Pod", "Deployment", "ReplicaSet", "Job", "StatefulSet", "DaemonSet")
+
+
+def _owned_by(obj: dict, owner: dict) -> bool:
+    uid = owner["metadata"].get("uid")
+    return any(r.get("uid") == uid for r in obj["metadata"].get("ownerReferences") or [])
+
+
+def _describe_one(session: Any, res: Resource, obj: dict, namespace: str) -> str:
+    events = _call(session, "GET", f"/api/v1/namespaces/{namespace}/events").get("items") or []
+    with session.lock:
+        now = session.sim.wall_time()
+    if res.kind == "Pod":
+        return describe_pod(obj, events_of_pod(obj, events), now)
+    mine = kubectl_workloads.events_of_object(obj, res.kind, events)
+    if res.kind == "Deployment":
+        from webapp.engine.controllers.rules import deployment as deployment_rules
+
+        sets = _call(session, "GET", f"/apis/apps/v1/namespaces/{namespace}/replicasets").get("items") or []
+        owned = [rs for rs in sets if _owned_by(rs, obj)]
+        new = deployment_rules.find_new_replica_set(obj, owned)
+        old = deployment_rules.find_old_replica_sets(obj, owned)
+        return kubectl_workloads.describe_deployment(obj, old, [new] if new else [], mine, now)
+    if res.kind == "Job":
+        return kubectl_workloads.describe_job(obj, mine, now)
+    pods = _call(session, "GET", f"/api/v1/namespaces/{namespace}/pods").get("items") or []
+    owned_pods = [p for p in pods if _owned_by(p, obj)]
+    if res.kind == "ReplicaSet":
+        return kubectl_workloads.describe_replicaset(obj, owned_pods, mine, now)
+    if res.kind == "StatefulSet":
+        return kubectl_workloads.describe_statefulset(obj, owned_pods, mine, now)
+    return kubectl_workloads.describe_daemonset(obj, owned_pods, mine, now)
+
+
+def describe(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("describe", words, DESCRIBE_FLAGS)
+    if not parsed.args:
+        raise Failed('error: You must specify the type of resource to describe. Use "kubectl '
+                     'api-resources" for a complete list of supported resources.\n')  # fmt: skip
+    namespace = _namespace(parsed)
+    texts: list[str] = []
+    errors: list[str] = []
+    for res, names in _targets(parsed.args):
+        if res.kind not in DESCRIBABLE:
+            raise Failed(f'error: "kubectl describe {res.plural}" is not available in this '
+                         f"terminal yet; it describes {', '.join(k.lower() + 's' for k in DESCRIBABLE)}\n")  # fmt: skip
+        if names:
+            for name in names:
+                status, body = api.request(session, "GET", f"{_collection(res, namespace)}/{name}")
+                if status >= 400:
+                    errors.append(status_error(body))
+                else:
+                    texts.append(_describe_one(session, res, body, namespace))
+            continue
+        query = {"labelSelector": parsed["selector"]} if parsed["selector"] else None
+        items = _call(session, "GET", _collection(res, namespace), query).get("items") or []
+        if not items:
+            errors.append(f"No resources found in {namespace} namespace.\n")
+        texts.extend(_describe_one(session, res, obj, namespace) for obj in items)
+    stdout = "\n\n".join(t.rstrip("\n") for t in texts) + ("\n" if texts else "")
+    failed = any(e.startswith("Error") for e in errors)
+    return Outcome(stdout, "".join(errors), 1 if failed else 0)
+
+
+# -- logs -----------------------------------------------------------------------------------
+
+LOGS_FLAGS = (
+    Flag("container", "c"),
+    Flag("previous", "p", "bool"),
+    Flag("timestamps", kind="bool"),
+    Flag("tail", kind="int", default=-1),
+    Flag("follow", "f", "bool"),
+    Flag("all-containers", kind="bool"),
+)
+LOGS_USAGE = (
+    "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\n"
+    "POD or TYPE/NAME is a required argument for the logs command\n"
+    "See 'kubectl logs -h' for help and examples\n"
+)
+
+
+def logs(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("logs", words, LOGS_FLAGS)
+    if parsed["follow"]:
+        raise Failed("error: `kubectl logs -f` is not available in this terminal yet: the "
+                     "page's logs view follows the container as it writes\n")  # fmt: skip
+    args = parsed.args
+    if not args or len(args) > 2:
+        raise Failed(LOGS_USAGE)
+    name = args[0]
+    if "/" in name:
+        kind, _, name = name.partition("/")
+        res = _resource_or_fail(kind)
+        if res.kind != "Pod":
+            raise Failed(f'error: "kubectl logs {res.plural}/NAME" is not available in this '
+                         "terminal yet; name the Pod\n")  # fmt: skip
+    container = parsed["container"] or (args[1] if len(args) == 2 else None)
+    namespace = _namespace(parsed)
+    status, pod = api.request(session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
+    if status == 404:
+        raise Failed(f'error: error from server (NotFound): pods "{name}" not found in namespace '
+                     f'"{namespace}"\n')  # fmt: skip
+    if status >= 400:
+        raise Failed(status_error(pod))
+    query: dict[str, str] = {}
+    if container is None:
+        from webapp.kubectl.logs import default_container
+
+        container, others = default_container(pod)
+        banner = ""
+        if others:
+            banner = (f'Defaulted container "{container}" out of: '
+                      f"{', '.join([container, *[o for o in others if o != container]])}\n")  # fmt: skip
+    else:
+        banner = ""
+    query["container"] = container
+    if parsed["previous"]:
+        query["previous"] = "true"
+    if parsed["timestamps"]:
+        query["timestamps"] = "true"
+    if parsed["tail"] is not None and parsed["tail"] >= 0:
+        query["tailLines"] = str(parsed["tail"])
+    status, body = api.request(session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}/log", query)
+    if status >= 400:
+        raise Failed(banner + status_error(body))
+    return Outcome(body if isinstance(body, str) else json.dumps(body), banner, 0)
+
+
+# -- delete, scale --------------------------------------------------------------------------
+
+DELETE_FLAGS = (
+    Flag("grace-period", kind="int", default=-1),
+    Flag("now", kind="bool"),
+    Flag("force", kind="bool"),
+    Flag("wait", kind="bool", default=True),
+    Flag("selector", "l"),
+    Flag("cascade", default="background"),
+)
+
+
+def delete(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("delete", words, DELETE_FLAGS)
+    if not parsed.args:
+        raise Failed("error: You must provide one or more resources by argument or filename.\n"
+                     "Example resource specifications include:\n   '-f rsrc.yaml'\n"
+                     "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'\n")  # fmt: skip
+    namespace = _namespace(parsed)
+    grace = parsed["grace-period"]
+    if parsed["now"]:
+        grace = 1
+    if parsed["force"] and grace < 0:
+        grace = 0
+    body: dict[str, Any] = {"kind": "DeleteOptions", "apiVersion": "v1",
+                            "propagationPolicy": "Background"}  # fmt: skip
+    if grace >= 0:
+        body["gracePeriodSeconds"] = grace
+    out, errors = [], []
+    for res, names in _targets(parsed.args):
+        if not names:
+            raise Failed(f"error: resource(s) were provided, but no name was specified\n")
+        for name in names:
+            status, answer = api.request(session, "DELETE", f"{_collection(res, namespace)}/{name}",
+                                         body=body)  # fmt: skip
+            if status >= 400:
+                errors.append(status_error(answer))
+            else:
+                where = f" from {namespace} namespace" if res.namespaced else ""
+                out.append(f'{res.kind.lower()}{"." + res.group if res.group else ""} "{name}" deleted{where}\n')
+    stderr = ""
+    if parsed["force"] and grace == 0:
+        stderr = ("Warning: Immediate deletion does not wait for confirmation that the running "
+                  "resource has been terminated. The resource may continue to run on the cluster "
+                  "indefinitely.\n")  # fmt: skip
+    return Outcome("".join(out), stderr + "".join(errors), 1 if errors else 0)
+
+
+SCALE_FLAGS = (Flag("replicas", kind="int", default=-1), Flag("current-replicas", kind="int", default=-1))
+
+
+def scale(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("scale", words, SCALE_FLAGS)
+    if "replicas" not in parsed.given:
+        raise Failed('error: required flag(s) "replicas" not set\n')
+    if parsed["replicas"] < 0:
+        raise Failed("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0\n")
+    targets = _targets(parsed.args)
+    if not targets:
+        raise Failed("error: You must provide one or more resources by argument or filename.\n"
+                     "Example resource specifications include:\n   '-f rsrc.yaml'\n"
+                     "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'\n")  # fmt: skip
+    namespace = _namespace(parsed)
+    out, errors = [], []
+    for res, names in targets:
+        for name in names:
+            path = f"{_collection(res, namespace)}/{name}/scale"
+            status, answer = api.request(session, "PATCH", path, body={"spec": {"replicas": parsed["replicas"]}},
+                                         content_type="application/merge-patch+json")  # fmt: skip
+            if status >= 400:
+                errors.append(status_error(answer))
+            else:
+                out.append(f"{_prefix(res)}/{name} scaled\n")
+    return Outcome("".join(out), "".join(errors), 1 if errors else 0)
+
+
+# -- version, discovery ---------------------------------------------------------------------
+
+VERSION_FLAGS = (Flag("output", "o"), Flag("client", kind="bool"))
+
+
+def version(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("version", words, VERSION_FLAGS)
+    client = {"gitVersion": CLIENT_VERSION}
+    output = parsed["output"]
+    if output not in (None, "json", "yaml"):
+        raise Failed("error: --output must be 'yaml' or 'json'\n")
+    server = None if parsed["client"] else VERSION_INFO
+    if output is None:
+        text = f"Client Version: {CLIENT_VERSION}\nKustomize Version: {KUSTOMIZE_VERSION}\n"
+        if server is not None:
+            text += f"Server Version: {server['gitVersion']}\n"
+        return Outcome(text)
+    full = dict(VERSION_INFO)
+    full.update({"gitVersion": CLIENT_VERSION})
+    value: dict[str, Any] = {"clientVersion": full, "kustomizeVersion": KUSTOMIZE_VERSION}
+    if server is not None:
+        value["serverVersion"] = server
+    if output == "json":
+        return Outcome(json.dumps(value, indent=2) + "\n")
+    return Outcome(yaml.safe_dump(value, default_flow_style=False))
+
+
+def api_versions_command(session: Any, words: list[str]) -> Outcome:
+    parse("api-versions", words, ())
+    versions = sorted(f"{g}/{v}" if g else v for g, v in group_versions())
+    return Outcome("".join(f"{v}\n" for v in versions))
+
+
+RESOURCES_FLAGS = (Flag("output", "o"), Flag("namespaced", kind="bool", default=None),
+                   Flag("api-group", default=None), Flag("no-headers", kind="bool"),
+                   Flag("verbs", kind="strings"))  # fmt: skip
+
+
+def api_resources(session: Any, words: list[str]) -> Outcome:
+    parsed = parse("api-resources", words, RESOURCES_FLAGS)
+    rows = []
+    for r in sorted(RESOURCES, key=lambda r: (r.group, r.plural)):
+        if "namespaced" in parsed.given and r.namespaced != parsed["namespaced"]:
+            continue
+        if parsed["api-group"] is not None and r.group != parsed["api-group"]:
+            continue
+        if parsed["verbs"] and not set(parsed["verbs"]) <= set(r.verbs):
+            continue
+        rows.append(r)
+    output = parsed["output"]
+    if output == "name":
+        return Outcome("".join(f"{r.qualified}\n" for r in rows))
+    writer = kubectl_table_writer()
+    header = ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    if output == "wide":
+        header += ["VERBS", "CATEGORIES"]
+    if not parsed["no-headers"]:
+        writer.write("\t".join(header) + "\n")
+    for r in rows:
+        cells = [r.plural, ",".join(r.short_names), r.group_version, str(r.namespaced).lower(), r.kind]
+        if output == "wide":
+            cells += [",".join(sorted(r.verbs)), ",".join(r.categories)]
+        writer.write("\t".join(cells) + "\n")
+    return Outcome(writer.flush())
+
+
+HANDLERS = {
+    "get": get,
+    "describe": describe,
+    "logs": logs,
+    "delete": delete,
+    "scale": scale,
+    "version": version,
+    "api-versions": api_versions_command,
+    "api-resources": api_resources,
+}
