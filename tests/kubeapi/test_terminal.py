@@ -159,3 +159,68 @@ def test_the_terminal_prints_what_kubectl_prints(paused: tuple[Kube, Tab], line:
     assert answer["line"] == f"kubectl {line}"
     stdout, stderr, code = _kubectl(kube, line)
     assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (stdout, stderr, code)
+
+
+CRASHING_LOGS = """\
+apiVersion: playground/v1
+kind: Simulation
+metadata:
+  name: terminal-crash
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sh, -c, 'echo "connecting to database..."; sleep 5; echo "fatal: DB_HOST is not set" >&2; exit 1']
+  - name: side
+    image: busybox:1.36
+    command: [sh, -c, 'echo side up; sleep 3600']
+"""
+
+
+def test_logs_of_a_crashed_container_as_kubectl(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, yaml=CRASHING_LOGS, speed=20)
+    kube.wait_for(lambda: "connecting" in kube.run("logs", "web", "-c", "app", "-p").stdout)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        for line in ("logs web", "logs web -c app -p", "logs web app --previous", "logs web -c side",
+                     "logs pod/web -c app -p --timestamps", "logs web -c app -p --tail=1",
+                     "logs web -c nope"):  # fmt: skip
+            answer = tab.type(f"kubectl {line}")
+            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(kube, line), line
+    finally:
+        tab.close()
+
+
+def test_writes_from_the_terminal_are_the_sessions_actions(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        answer = tab.type("kubectl scale deploy web --replicas=2")
+        assert answer == {"line": "kubectl scale deploy web --replicas=2",
+                          "stdout": "deployment.apps/web scaled\n", "stderr": "", "exitCode": 0}
+        assert kube.run("get", "deploy", "web", "-o", "jsonpath={.spec.replicas}").stdout == "2"
+        # kubectl's own line for the same command, back to 3
+        assert kube.run("scale", "deploy/web", "--replicas=3").stdout == "deployment.apps/web scaled\n"
+        pod = kube.run("get", "pods", "-o", "name").stdout.split()[0].split("/")[1]
+        answer = tab.type(f"kubectl delete pod {pod} --grace-period=5")
+        assert answer["stdout"] == f'pod "{pod}" deleted from default namespace\n', answer
+        assert answer["exitCode"] == 0
+        # the same delete as the page's button: the Pod (nginx stops at once on SIGTERM) is
+        # gone and its ReplicaSet has made another, as kubectl sees it too
+        names = tab.type("kubectl get pods -o name")
+        assert f"pod/{pod}\n" not in names["stdout"] and names["stdout"].count("pod/") == 3
+        assert names["stdout"] == kube.run("get", "pods", "-o", "name").stdout
+        again = tab.type(f"kubectl delete pod {pod}")
+        ran = kube.run("delete", "pod", pod, "--wait=false")
+        assert (again["stdout"], again["exitCode"]) == (ran.stdout, ran.returncode)
+    finally:
+        tab.close()

@@ -487,13 +487,16 @@ def logs(session: Any, words: list[str]) -> Outcome:
     if container is None:
         from webapp.kubectl.logs import default_container
 
-        container, others = default_container(pod)
-        banner = ""
-        if others:
-            banner = (f'Defaulted container "{container}" out of: '
-                      f"{', '.join([container, *[o for o in others if o != container]])}\n")  # fmt: skip
+        container, notices = default_container(pod)
+        banner = "".join(f"{notice}\n" for notice in notices)
     else:
         banner = ""
+    from webapp.kubectl.logs import all_container_names
+
+    names = all_container_names(pod)
+    if container not in names:
+        raise Failed(f"error: container {container} is not valid for pod {name} out of: "
+                     f"{', '.join(names)}\n")  # fmt: skip
     query["container"] = container
     if parsed["previous"]:
         query["previous"] = "true"
