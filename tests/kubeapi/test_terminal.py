@@ -9,6 +9,7 @@ as the page's views do (the server-side Tables' AGE is the session's in both).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import threading
@@ -222,5 +223,30 @@ def test_writes_from_the_terminal_are_the_sessions_actions(live_server: Any, tmp
         again = tab.type(f"kubectl delete pod {pod}")
         ran = kube.run("delete", "pod", pod, "--wait=false")
         assert (again["stdout"], again["exitCode"]) == (ran.stdout, ran.returncode)
+    finally:
+        tab.close()
+
+
+def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_path: Any) -> None:
+    from tests.kubeapi.test_kubectl import LIVENESS
+
+    kube = make_session(live_server, tmp_path, yaml=LIVENESS, speed=5)
+    kube.wait_for(lambda: "Running" in kube.run("get", "pod", "web", "--no-headers").stdout)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        for line in ("exec web -- cat /tmp/healthy", "exec web -c app -- ls /tmp",
+                     "exec web -- sh -c 'echo hi; echo oops >&2; exit 3'", "exec web -c nope -- ls",
+                     "exec web", "exec web ls", "exec", "exec nope -- ls", "exec pod/web -- ls /tmp"):  # fmt: skip
+            answer = tab.type(f"kubectl {line}")
+            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(kube, line), line
+        assert tab.type("kubectl exec web -- rm /tmp/healthy")["exitCode"] == 0
+        gone = tab.type("kubectl exec web -- cat /tmp/healthy")
+        assert (gone["stderr"], gone["exitCode"]) == (
+            "cat: can't open '/tmp/healthy': No such file or directory\ncommand terminated with exit code 1\n", 1)
+        assert _kubectl(kube, "exec web -- cat /tmp/healthy")[2] == 1  # kubectl sees the same file gone
+        tab.client.emit("clock", {"op": "play"})
+        kube.wait_for(lambda: json.loads(tab.type("kubectl get pod web -o json")["stdout"])
+                      ["status"]["containerStatuses"][0]["restartCount"] > 0)  # fmt: skip
     finally:
         tab.close()

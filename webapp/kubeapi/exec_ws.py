@@ -81,28 +81,7 @@ def serve(token: str, namespace: str, name: str) -> Any:
         if PROTOCOL not in protocols:
             raise bad_request(f"the {PROTOCOL} subprotocol is required")
         key = request.headers.get("Sec-WebSocket-Key", "")
-        res = resource("", "v1", "pods")
-        assert res is not None
-        with session.lock:
-            bring_to_now(session)
-            pod = api._find(view_of(session).items(session.sim, "Pod"), res, namespace, name)
-            if pod is None:
-                raise api_errors.new_not_found("pods", "", name)
-            names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
-            container = request.args.get("container") or (names[0] if len(names) == 1 else "")
-            if not container:
-                raise bad_request(f"a container name must be specified for pod {name}, choose "
-                                  f"one of: [{' '.join(names)}]")  # fmt: skip
-            action = {"action": "exec", "pod": name, "container": container, "command": command}
-            try:
-                result = session.act(action)  # engine/actions.py _exec: its answer
-                session.used = True
-            except Exception as error:
-                if not isinstance(getattr(error, "code", None), str):
-                    raise
-                if error.code == "container_not_running":
-                    raise bad_request(f'container not found ("{container}")') from None
-                raise api._action_error(error, res, name, "create") from None
+        result = exec_in(session, namespace, name, request.args.get("container"), command)
     except ApiError as error:
         return status_response(error)
     gunicorn = request.environ.get("gunicorn.socket")
@@ -126,6 +105,38 @@ def serve(token: str, namespace: str, name: str) -> Any:
     data = b"".join(out)
 
     return _Answered(sock, data, gunicorn is not None)
+
+
+def exec_in(session: Any, namespace: str, name: str, container: str | None,
+            command: list[str]) -> dict:  # fmt: skip
+    """The engine's `exec` of `command` in container `container` (None: the Pod's only one) of
+    Pod `name`, as the API server runs it: its answer (stdout, stderr, exitCode, error), or
+    the ApiError kubectl prints. The terminal's `kubectl exec` runs it too."""
+    from webapp.kubeapi import api
+
+    res = resource("", "v1", "pods")
+    assert res is not None
+    with session.lock:
+        bring_to_now(session)
+        pod = api._find(view_of(session).items(session.sim, "Pod"), res, namespace, name)
+        if pod is None:
+            raise api_errors.new_not_found("pods", "", name)
+        names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+        container = container or (names[0] if len(names) == 1 else "")
+        if not container:
+            raise bad_request(f"a container name must be specified for pod {name}, choose "
+                              f"one of: [{' '.join(names)}]")  # fmt: skip
+        action = {"action": "exec", "pod": name, "container": container, "command": command}
+        try:
+            result: dict = session.act(action)  # engine/actions.py _exec: its answer
+            session.used = True
+        except Exception as error:
+            if not isinstance(getattr(error, "code", None), str):
+                raise
+            if error.code == "container_not_running":
+                raise bad_request(f'container not found ("{container}")') from None
+            raise api._action_error(error, res, name, "create") from None
+    return result
 
 
 class _Answered(Response):

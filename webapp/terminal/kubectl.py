@@ -70,8 +70,8 @@ def run(session: Any, words: list[str]) -> Outcome:
         if handler is None:
             if command in COMMANDS:
                 raise Failed(f'error: "kubectl {command}" is not available in this terminal yet; '
-                             "it runs get, describe, logs, delete, scale, version, "
-                             "api-resources and api-versions\n")  # fmt: skip
+                             "it runs get, describe, logs, exec, delete, scale, "
+                             "version, api-resources and api-versions\n")  # fmt: skip
             if command.startswith("-"):
                 raise Failed(f"error: unknown flag: {command}\nSee 'kubectl --help' for usage.\n")
             raise Failed(unknown_command(command))
@@ -586,6 +586,70 @@ def scale(session: Any, words: list[str]) -> Outcome:
     return Outcome("".join(out), "".join(errors), 1 if errors else 0)
 
 
+# -- exec --------------------------------------------------------------------------------
+
+EXEC_FLAGS = (Flag("container", "c"), Flag("stdin", "i", "bool"), Flag("tty", "t", "bool"),
+              Flag("quiet", "q", "bool"))  # fmt: skip
+
+
+def exec_command(session: Any, words: list[str]) -> Outcome:
+    """`kubectl exec POD [-c C] -- COMMAND...`: the engine's exec in the container's
+    process model (webapp/kubeapi/exec_ws.exec_in, as the API runs it for kubectl)."""
+    from webapp.engine.store.errors import ApiError
+    from webapp.kubeapi.exec_ws import EXEC_MAX_BYTES, exec_in
+    from webapp.kubectl.logs import all_container_names, default_container
+
+    parsed = parse("exec", words, EXEC_FLAGS)
+    args, dash = parsed.args, parsed.dash
+    if not args or dash == 0:
+        raise Failed("error: pod, type/name or --filename must be specified\n")
+    if dash < 0 and len(args) > 1:
+        raise Failed("error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- "
+                     "[COMMAND] instead\nSee 'kubectl exec -h' for help and examples\n")  # fmt: skip
+    command = args[1:] if dash > 0 else []
+    if dash > 1:
+        raise Failed("error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- "
+                     "[COMMAND] instead\nSee 'kubectl exec -h' for help and examples\n")  # fmt: skip
+    if not command:
+        raise Failed("error: you must specify at least one command for the container\n")
+    if parsed["stdin"] or parsed["tty"]:
+        raise Failed("error: `kubectl exec -i/-t` (an interactive shell) is not available in this "
+                     "terminal yet; run one command: kubectl exec POD -- COMMAND\n")  # fmt: skip
+    name = args[0]
+    if "/" in name:
+        kind, _, name = name.partition("/")
+        if _resource_or_fail(kind).kind != "Pod":
+            raise Failed("error: `kubectl exec TYPE/NAME` is not available in this terminal yet; "
+                         "name the Pod\n")  # fmt: skip
+    namespace = _namespace(parsed)
+    pod = _call(session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
+    container = parsed["container"]
+    notices: list[str] = []
+    if not container:
+        container, notices = default_container(pod)
+    names = all_container_names(pod)
+    if container not in names:
+        raise Failed(f"error: container {container} is not valid for pod {name} out of: "
+                     f"{', '.join(names)}\n")  # fmt: skip
+    banner = "" if parsed["quiet"] else "".join(f"{n}\n" for n in notices)
+    if sum(len(a.encode("utf-8", "replace")) + 1 for a in command) > EXEC_MAX_BYTES:
+        raise Failed(banner + f"error: Request entity too large: limit is {EXEC_MAX_BYTES}\n")
+    try:
+        result = exec_in(session, namespace, name, container, command)
+    except ApiError as error:
+        raise Failed(banner + status_error(error.status())) from None
+    stderr = banner + (result.get("stderr") or "")
+    if result.get("error") and result.get("exitCode") is not None:
+        stderr += result["error"] if result["error"].endswith("\n") else result["error"] + "\n"
+    code = result.get("exitCode")
+    if result.get("error") and code is None:
+        return Outcome(result.get("stdout") or "", stderr + f"error: {result['error']}\n", 1)
+    code = 124 if code is None else int(code)
+    if code != 0:
+        stderr += f"command terminated with exit code {code}\n"
+    return Outcome(result.get("stdout") or "", stderr, code)
+
+
 # -- version, discovery ---------------------------------------------------------------------
 
 VERSION_FLAGS = (Flag("output", "o"), Flag("client", kind="bool"))
@@ -656,6 +720,7 @@ HANDLERS = {
     "get": get,
     "describe": describe,
     "logs": logs,
+    "exec": exec_command,
     "delete": delete,
     "scale": scale,
     "version": version,
