@@ -10,6 +10,7 @@ as the page's views do (the server-side Tables' AGE is the session's in both).
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import threading
@@ -249,4 +250,47 @@ def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_pa
         kube.wait_for(lambda: json.loads(tab.type("kubectl get pod web -o json")["stdout"])
                       ["status"]["containerStatuses"][0]["restartCount"] > 0)  # fmt: skip
     finally:
+        tab.close()
+
+
+def test_get_watch_streams_what_kubectl_get_w_prints_until_ctrl_c(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    tab = Tab(live_server.url, kube.info["session"])
+    real = None
+    try:
+        tab.pause()
+        real = kube.popen("get", "pods", "-w")
+        lines: list[str] = []
+        threading.Thread(target=lambda: lines.extend(iter(real.stdout.readline, "")), daemon=True).start()
+        first = tab.type("kubectl get pods -w")
+        assert first["exitCode"] is None and first["stdout"].startswith("NAME ")
+        kube.wait_for(lambda: len(lines) == 4)  # the header and three Pods
+        assert "".join(lines) == first["stdout"]
+        assert kube.run("scale", "deploy/web", "--replicas=2").returncode == 0
+        tab.client.emit("clock", {"op": "play"})  # the ReplicaSet controller acts in time
+        shown = lambda: "".join(o["stdout"] for o in tab.outputs if o["line"] == "kubectl get pods -w")
+        kube.wait_for(lambda: len(lines) > 4)
+        tab.pause()
+        kube.wait_for(lambda: shown().count("\n") == len(lines) and len(lines) > 4)
+        # AGE (the last column) is each watcher's own poll's moment; the rest is the same
+        no_age = lambda text: re.sub(r" +\S+\n", "\n", text)
+        assert no_age(shown()) == no_age("".join(lines)), (shown(), lines)
+        assert all(o["exitCode"] is None for o in tab.outputs if o["line"] == "kubectl get pods -w")
+        before = len(tab.outputs)
+        tab.client.emit("terminal", {"signal": "SIGINT"})
+        kube.wait_for(lambda: len(tab.outputs) > before)
+        assert tab.outputs[-1] == {"line": "kubectl get pods -w", "stdout": "", "stderr": "", "exitCode": 130}
+        # the prompt is back: the next line is answered as usual
+        assert tab.type("kubectl get deploy web -o name")["stdout"] == "deployment.apps/web\n"
+        # and a new watch stops as the tab types another line
+        assert tab.type("kubectl get rs -w")["exitCode"] is None
+        stopped = tab.type("kubectl version --client")  # the watch's end comes first
+        assert stopped == {"line": "kubectl get rs -w", "stdout": "", "stderr": "", "exitCode": 130}
+        kube.wait_for(lambda: tab.outputs[-1]["line"] == "kubectl version --client")
+        assert tab.outputs[-1]["exitCode"] == 0
+    finally:
+        if real is not None:
+            real.kill()
         tab.close()

@@ -427,6 +427,8 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
     state.open_watch(session.id, client)
     manager = _realtime().manager
     client_socket = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+    # The page's terminal (webapp/terminal/streams.py) watches in-process: no socket, a flag.
+    stopped = request.environ.get("playground.stopped")
     first = [obj for obj in sorted(items, key=_sort_key)
              if _in_scope(obj, res, namespace) and _matches(obj, lsel, fsel)]  # fmt: skip
     send_initial = since is None or initial
@@ -446,6 +448,10 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
                 return
             headers = [False]
             matching: set[tuple[str, str]] = set()
+            if not send_initial:
+                # A watch from a resourceVersion (kubectl's after its list) knows the objects
+                # that matched then: a later change of one is MODIFIED, its deletion DELETED.
+                matching = _matching_at(first, backlog, res, namespace, lsel, fsel)
             if send_initial:
                 for obj in first:
                     matching.add(_sort_key(obj))
@@ -463,7 +469,8 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
             ends = time.monotonic() + timeout
             while time.monotonic() < ends:
                 time.sleep(POLL_SECONDS)
-                if manager.get(session.id) is not session or _client_gone(client_socket):
+                if (manager.get(session.id) is not session or _client_gone(client_socket)
+                        or (stopped is not None and stopped())):  # fmt: skip
                     return  # the session was freed (the stream ends as a closed watch does),
                     # or the client went away
                 with session.lock:
@@ -485,6 +492,23 @@ def _watch(session: Any, res: Resource, namespace: str | None, client: str) -> R
     response.headers["Cache-Control"] = "no-cache, private"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
     return response
+
+
+def _matching_at(first: list[dict], backlog: list[Any], res: Resource, namespace: str | None,
+                 lsel: Any, fsel: Any) -> set[tuple[str, str]]:  # fmt: skip
+    """The objects a watcher's selectors matched at the resourceVersion it starts from: those
+    matching now, less those the backlog (the changes since) adds first, plus those it
+    deletes (they were there before)."""
+    matching = {_sort_key(obj) for obj in first}
+    firsts: dict[tuple[str, str], Any] = {}
+    for change in backlog:
+        firsts.setdefault(_sort_key(change.obj), change)
+    for key, change in firsts.items():
+        if change.type == "ADDED":
+            matching.discard(key)
+        elif _in_scope(change.obj, res, namespace) and _matches(change.obj, lsel, fsel):
+            matching.add(key)
+    return matching
 
 
 def _client_gone(sock: Any) -> bool:
@@ -1001,6 +1025,8 @@ def _logs(session: Any, namespace: str, name: str, client: str) -> Response:
     state.open_watch(session.id, client)
     manager = _realtime().manager
     client_socket = request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+    # The page's terminal (webapp/terminal/streams.py) watches in-process: no socket, a flag.
+    stopped = request.environ.get("playground.stopped")
     seen = len(session.sim.logs_by_container_id(name).get(container_id) or [])
 
     def stream() -> Iterator[bytes]:
@@ -1016,7 +1042,8 @@ def _logs(session: Any, namespace: str, name: str, client: str) -> Response:
                 if limit_bytes is not None and sent >= limit_bytes:
                     return
                 time.sleep(POLL_SECONDS)
-                if manager.get(session.id) is not session or _client_gone(client_socket):
+                if (manager.get(session.id) is not session or _client_gone(client_socket)
+                        or (stopped is not None and stopped())):  # fmt: skip
                     return
                 with session.lock:
                     bring_to_now(session)

@@ -123,6 +123,7 @@ def init_app(app: Flask, socketio: SocketIO, catalog: ScenarioCatalog) -> Realti
     )
     outbox.local = bool(config.get("REDIS_URL"))
 
+    rt.leaving.append(terminal.stop)  # a tab that leaves stops its running command
     rt.keeper = records.init_app(app, manager, rt.hang_up)
     rt.scheduler.tend = rt.tend
     rt.scheduler.manage_memory = bool(config["SESSION_GC_FREEZE"])

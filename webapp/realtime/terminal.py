@@ -4,13 +4,23 @@ with `terminal:output {line, stdout, stderr, exitCode}` to the tab that typed it
 Bounded like every event: the client's rate limit (dispatch.guarded), a line of at most
 MAX_LINE_BYTES (refused `terminal_line_too_long` before it is read), the session's CPU
 share (`Realtime.working`: `session_busy` when spent), and at most MAX_OUTPUT_BYTES of
-output a line (the rest cut, and said). `{signal: "SIGINT"}` is answered with nothing to
-stop: no command of this terminal runs past its own answer yet.
+output a line (the rest cut, and said).
+
+A command that goes on (`kubectl get -w`) answers at once with what it prints first and
+`exitCode: null`, then sends further `terminal:output` as its output grows, each with
+`exitCode: null`, until `terminal {signal: "SIGINT"}` (the last one: `^C`'s exit code 130,
+as bash reports it), a new line from the tab (which stops it first, as a shell's prompt
+only comes back after it), the tab leaving, the watch's own end (exit code 0) or
+MAX_STREAM_BYTES of output (the cut said, exit code 0). One such command per tab; each is
+a watch of the session's API, within its bounds (MAX_WATCHES_PER_SESSION / _PER_CLIENT).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+
+from flask import current_app
 
 from webapp import terminal
 from webapp.realtime.state import Realtime, Refusal
@@ -18,6 +28,11 @@ from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
 
 MAX_OUTPUT_BYTES = 512 * 1024
+MAX_STREAM_BYTES = 1024 * 1024  # what one running `-w` may print in all
+STREAM_CUT = {
+    "en": "(the output of this command was cut at {limit} KiB in this terminal; it has stopped)\n",
+    "zh": "（此命令的输出在 {limit} KiB 处被截断，命令已停止）\n",
+}
 CUT = {
     "en": "\n(the output was cut at {limit} KiB in this terminal)\n",
     "zh": "\n（此终端的输出在 {limit} KiB 处被截断）\n",
@@ -32,10 +47,71 @@ def _bounded(text: str, lang: str) -> str:
     return kept + CUT.get(lang, CUT["en"]).format(limit=MAX_OUTPUT_BYTES // 1024)
 
 
+class Running:
+    """The command a tab has going on (one per tab)."""
+
+    def __init__(self, line: str, stop: Any) -> None:
+        self.line = line
+        self.stop = stop  # ends the watch under it (webapp/terminal/kubectl.watch)
+        self.interrupted = False
+
+
+_running: dict[str, Running] = {}
+_running_lock = threading.Lock()
+
+
+def stop(sid: str, *, interrupted: bool = False, rt: Realtime | None = None) -> None:
+    """Stop the tab's running command: the tab left (nothing said), or SIGINT or a new line
+    (`rt` given: its last `terminal:output`, exit code 130, goes out now, before anything
+    the new line prints)."""
+    with _running_lock:
+        running = _running.pop(sid, None)
+    if running is None:
+        return
+    running.interrupted = True
+    running.stop()
+    if interrupted and rt is not None:
+        _output(rt, sid, running.line, "", "", 130)
+
+
+def _output(rt: Realtime, sid: str, line: str, stdout: str, stderr: str, code: int | None) -> None:
+    rt.outbox.emit("terminal:output", {"line": line, "stdout": stdout, "stderr": stderr,
+                                       "exitCode": code}, to=sid)  # fmt: skip
+
+
+def _follow(rt: Realtime, sid: str, lang: str, running: Running, stream: Any) -> None:
+    """The running command's further output, until it ends or is stopped."""
+    sent = 0
+    code = 0
+    try:
+        for stdout, stderr in stream:
+            if running.interrupted:
+                break
+            sent += len(stdout.encode("utf-8")) + len(stderr.encode("utf-8"))
+            if sent > MAX_STREAM_BYTES:
+                cut = STREAM_CUT.get(lang, STREAM_CUT["en"]).format(limit=MAX_STREAM_BYTES // 1024)
+                _output(rt, sid, running.line, "", cut, None)
+                break
+            _output(rt, sid, running.line, stdout, stderr, None)
+            if stderr:
+                code = 1
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+        with _running_lock:
+            if _running.get(sid) is running:
+                del _running[sid]
+        if not running.interrupted:  # its own end (the stop said 130 itself)
+            _output(rt, sid, running.line, "", "", code)
+        running.stop()
+
+
 def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     if "signal" in payload:
         check.only_fields(payload, ["signal"])
         check.choice(payload, "signal", ["SIGINT"])
+        stop(sid, interrupted=True, rt=rt)
         return
     check.only_fields(payload, ["line"])
     value = payload.get("line")
@@ -48,15 +124,20 @@ def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     line = value.replace("\r", "").split("\n", 1)[0]
     session = rt.joined_session(sid)
     lang = rt.lang(sid)
+    stop(sid, interrupted=True, rt=rt)
     with rt.working(session):
         outcome = terminal.run_line(session, line, lang)
-    rt.outbox.emit(
-        "terminal:output",
-        {
-            "line": line,
-            "stdout": _bounded(outcome.stdout, lang),
-            "stderr": _bounded(outcome.stderr, lang),
-            "exitCode": outcome.exit_code,
-        },
-        to=sid,
-    )
+    going = outcome.stream is not None
+    _output(rt, sid, line, _bounded(outcome.stdout, lang), _bounded(outcome.stderr, lang),
+            None if going else outcome.exit_code)  # fmt: skip
+    if going:
+        running = Running(line, outcome.stop)
+        with _running_lock:
+            _running[sid] = running
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+        def follow() -> None:
+            with app.app_context():
+                _follow(rt, sid, lang, running, outcome.stream)
+
+        rt.socketio.start_background_task(follow)

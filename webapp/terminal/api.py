@@ -3,6 +3,9 @@ same API kubectl reaches over HTTP (webapp/kubeapi), so both see the same object
 Tables, the same Status errors; only the network is left out.
 
 status, body = request(session, "GET", "/api/v1/namespaces/default/pods", table=True)
+
+A watch (`watch=true`) answers with its stream: an iterator of lines, run by the caller
+(webapp/terminal/streams.py) until it ends or `environ["playground.stopped"]()` says so.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ def request(
     table: bool = False,
     body: Any = None,
     content_type: str = "application/json",
+    environ: dict[str, Any] | None = None,
 ) -> tuple[int, Any]:
     """One API request: (HTTP status, the decoded JSON body or the Status of an error)."""
     from webapp.kubeapi import api
@@ -39,11 +43,14 @@ def request(
     url = "/kube/terminal" + path
     if query:
         url += "?" + urlencode(query)
-    with current_app.test_request_context(url, method=method, headers=headers, data=data):
+    with current_app.test_request_context(url, method=method, headers=headers, data=data,
+                                          environ_overrides=environ):  # fmt: skip
         try:
             response = api._dispatch(session, path.strip("/"), "terminal")
         except ApiError as error:
             return error.code, error.status()
+        if response.is_streamed:  # a watch: its events, one JSON document a line
+            return response.status_code, response.response
         text = response.get_data(as_text=True)
         try:
             return response.status_code, json.loads(text)

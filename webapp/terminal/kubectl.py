@@ -46,6 +46,11 @@ class Outcome:
     stdout: str = ""
     stderr: str = ""
     exit_code: int = 0
+    # A command that goes on (`get -w`): (stream, stopped) is `stream`, an iterator of
+    # (stdout, stderr) chunks as its output grows, run by the caller until it ends or
+    # `stop()` is called (webapp/realtime/terminal.py).
+    stream: Any = None
+    stop: Any = None
 
 
 class Failed(Exception):
@@ -302,10 +307,9 @@ def get(session: Any, words: list[str]) -> Outcome:
                      "allowed formats are: custom-columns,custom-columns-file,go-template,"
                      "go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,"
                      "template,templatefile,wide,yaml\n")  # fmt: skip
-    if parsed["watch"]:
-        raise Failed("error: `kubectl get -w` is not available in this terminal yet: the "
-                     "page's \"get pods -w\" view shows the same lines as they happen\n")  # fmt: skip
     targets = _targets(parsed.args)
+    if parsed["watch"] and targets:
+        return watch(session, parsed, targets)
     if not targets:
         raise Failed(
             'You must specify the type of resource to get. Use "kubectl api-resources" for a '
@@ -373,6 +377,92 @@ def get(session: Any, words: list[str]) -> Outcome:
         stderr = ("No resources found\n" if namespace is None or all_cluster
                   else f"No resources found in {namespace} namespace.\n")  # fmt: skip
     return Outcome(stdout, stderr, 1 if errors else 0)
+
+
+def watch(session: Any, parsed: Parsed, targets: list[tuple[Resource, list[str]]]) -> Outcome:
+    """`kubectl get TYPE [NAME] -w`: the list printed, then one row per watch event from the
+    list's resourceVersion, through one tabwriter that remembers its widths (as kubectl's
+    does: webapp/kubectl/watch.py)."""
+    import threading
+
+    if len(targets) > 1 or len(targets[0][1]) > 1:
+        count = sum(max(1, len(names)) for _, names in targets)
+        raise Failed("error: watch is only supported on individual resources and resource "
+                     f"collections, but {count} resources were found\n")  # fmt: skip
+    if parsed["output"] not in (None, "wide"):
+        raise Failed(f"error: `kubectl get -w -o {parsed['output']}` is not available in this "
+                     "terminal yet; -w prints the table\n")  # fmt: skip
+    res, names = targets[0]
+    namespace = None if parsed["all-namespaces"] else _namespace(parsed)
+    query: dict[str, str] = {}
+    if parsed["selector"]:
+        query["labelSelector"] = parsed["selector"]
+    fields = [f for f in [parsed["field-selector"], f"metadata.name={names[0]}" if names else ""] if f]
+    if fields:
+        query["fieldSelector"] = ",".join(fields)
+    status, table = api.request(session, "GET", _collection(res, namespace), query, table=True)
+    if status >= 400:
+        raise Failed(status_error(list_error(table, res, query)))
+    if names and not table.get("rows"):
+        raise Failed(status_error({"kind": "Status", "reason": "NotFound",
+                                   "message": f'{res.plural}{"." + res.group if res.group else ""} "{names[0]}" not found'}))  # fmt: skip
+    stop = threading.Event()
+    watch_query = {**query, "watch": "true",
+                   "resourceVersion": (table.get("metadata") or {}).get("resourceVersion", "")}  # fmt: skip
+    status, body = api.request(session, "GET", _collection(res, namespace), watch_query,
+                               table=True, environ={"playground.stopped": stop.is_set})  # fmt: skip
+    if status >= 400:
+        raise Failed(status_error(body))
+    writer = kubectl_table_writer()
+    wide = parsed["output"] == "wide"
+    definitions = table.get("columnDefinitions") or []
+    options = {"definitions": definitions, "wide": wide, "all_namespaces": namespace is None,
+               "show_labels": parsed["show-labels"]}  # fmt: skip
+    first = _watch_rows(writer, res, table, header=not parsed["no-headers"], **options)
+
+    def stream() -> Any:
+        try:
+            for raw in body:
+                if stop.is_set():
+                    return
+                if not raw:
+                    continue
+                event = json.loads(raw)
+                if event.get("type") == "ERROR":
+                    yield "", status_error(event.get("object"))
+                    return
+                if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
+                    text = _watch_rows(writer, res, event["object"], header=False, **options)
+                    if text:
+                        yield text, ""
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+
+    return Outcome(first, "", 0, stream=stream(), stop=stop.set)
+
+
+def _watch_rows(writer: Any, res: Resource, table: dict, *, header: bool, definitions: list,
+                wide: bool, all_namespaces: bool, show_labels: bool) -> str:  # fmt: skip
+    """The rows of one Table (the list's, or one watch event's) with the list's columns."""
+    indexes = [i for i, c in enumerate(definitions) if wide or c.get("priority", 0) == 0]
+    if header and definitions:
+        names = [definitions[i]["name"].upper() for i in indexes]
+        if all_namespaces and res.namespaced:
+            names.insert(0, "NAMESPACE")
+        if show_labels:
+            names.append("LABELS")
+        writer.write("\t".join(names) + "\n")
+    for row in table.get("rows") or []:
+        cells = [_cell(row["cells"][i]) if i < len(row["cells"]) else "" for i in indexes]
+        metadata = (row.get("object") or {}).get("metadata") or {}
+        if all_namespaces and res.namespaced:
+            cells.insert(0, metadata.get("namespace", ""))
+        if show_labels:
+            cells.append(_labels_cell(row.get("object") or {}))
+        writer.write("\t".join(cells) + "\n")
+    return str(writer.flush())
 
 
 # -- describe -------------------------------------------------------------------------------
