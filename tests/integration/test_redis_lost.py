@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 import redis as redis_client
 
-from webapp.records import RedisRecords
-
 from tests.integration.stack import Playground, Redis, Tab, need_binaries
+from webapp.records import RedisRecords
 
 pytestmark = pytest.mark.slow
 

@@ -10,8 +10,8 @@ as the page's views do (the server-side Tables' AGE is the session's in both).
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import threading
 import time
@@ -92,7 +92,9 @@ SAME = [
 
 
 @pytest.fixture(scope="module")
-def paused(live_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kube, "Tab"]]:
+def paused(
+    live_server: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Kube, Tab]]:
     kube = make_session(live_server, tmp_path_factory.mktemp("terminal"), yaml=CLUSTER, speed=20)
     done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
     assert done.returncode == 0, done.stderr
@@ -150,7 +152,7 @@ def _kubectl(kube: Kube, line: str) -> tuple[str, str, int]:
                              env={**os.environ, "KUBECONFIG": str(kube.kubeconfig)}, check=False)  # fmt: skip
     else:
         ran = kube.run(*words)
-    stderr = "\n".join(l for l in ran.stderr.split("\n") if "memcache.go" not in l)
+    stderr = "\n".join(x for x in ran.stderr.split("\n") if "memcache.go" not in x)
     return ran.stdout, stderr, ran.returncode
 
 
@@ -194,7 +196,9 @@ def test_logs_of_a_crashed_container_as_kubectl(live_server: Any, tmp_path: Any)
                      "logs pod/web -c app -p --timestamps", "logs web -c app -p --tail=1",
                      "logs web -c nope"):  # fmt: skip
             answer = tab.type(f"kubectl {line}")
-            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(kube, line), line
+            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(
+                kube, line
+            ), line
     finally:
         tab.close()
 
@@ -207,11 +211,17 @@ def test_writes_from_the_terminal_are_the_sessions_actions(live_server: Any, tmp
     try:
         tab.pause()
         answer = tab.type("kubectl scale deploy web --replicas=2")
-        assert answer == {"line": "kubectl scale deploy web --replicas=2",
-                          "stdout": "deployment.apps/web scaled\n", "stderr": "", "exitCode": 0}
+        assert answer == {
+            "line": "kubectl scale deploy web --replicas=2",
+            "stdout": "deployment.apps/web scaled\n",
+            "stderr": "",
+            "exitCode": 0,
+        }
         assert kube.run("get", "deploy", "web", "-o", "jsonpath={.spec.replicas}").stdout == "2"
         # kubectl's own line for the same command, back to 3
-        assert kube.run("scale", "deploy/web", "--replicas=3").stdout == "deployment.apps/web scaled\n"
+        assert (
+            kube.run("scale", "deploy/web", "--replicas=3").stdout == "deployment.apps/web scaled\n"
+        )
         pod = kube.run("get", "pods", "-o", "name").stdout.split()[0].split("/")[1]
         answer = tab.type(f"kubectl delete pod {pod} --grace-period=5")
         assert answer["stdout"] == f'pod "{pod}" deleted from default namespace\n', answer
@@ -240,12 +250,18 @@ def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_pa
                      "exec web -- sh -c 'echo hi; echo oops >&2; exit 3'", "exec web -c nope -- ls",
                      "exec web", "exec web ls", "exec", "exec nope -- ls", "exec pod/web -- ls /tmp"):  # fmt: skip
             answer = tab.type(f"kubectl {line}")
-            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(kube, line), line
+            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(
+                kube, line
+            ), line
         assert tab.type("kubectl exec web -- rm /tmp/healthy")["exitCode"] == 0
         gone = tab.type("kubectl exec web -- cat /tmp/healthy")
         assert (gone["stderr"], gone["exitCode"]) == (
-            "cat: can't open '/tmp/healthy': No such file or directory\ncommand terminated with exit code 1\n", 1)
-        assert _kubectl(kube, "exec web -- cat /tmp/healthy")[2] == 1  # kubectl sees the same file gone
+            "cat: can't open '/tmp/healthy': No such file or directory\ncommand terminated with exit code 1\n",
+            1,
+        )
+        assert (
+            _kubectl(kube, "exec web -- cat /tmp/healthy")[2] == 1
+        )  # kubectl sees the same file gone
         tab.client.emit("clock", {"op": "play"})
         kube.wait_for(lambda: json.loads(tab.type("kubectl get pod web -o json")["stdout"])
                       ["status"]["containerStatuses"][0]["restartCount"] > 0)  # fmt: skip
@@ -253,7 +269,9 @@ def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_pa
         tab.close()
 
 
-def test_get_watch_streams_what_kubectl_get_w_prints_until_ctrl_c(live_server: Any, tmp_path: Any) -> None:
+def test_get_watch_streams_what_kubectl_get_w_prints_until_ctrl_c(
+    live_server: Any, tmp_path: Any
+) -> None:
     kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
     done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
     assert done.returncode == 0, done.stderr
@@ -263,25 +281,38 @@ def test_get_watch_streams_what_kubectl_get_w_prints_until_ctrl_c(live_server: A
         tab.pause()
         real = kube.popen("get", "pods", "-w")
         lines: list[str] = []
-        threading.Thread(target=lambda: lines.extend(iter(real.stdout.readline, "")), daemon=True).start()
+        threading.Thread(
+            target=lambda: lines.extend(iter(real.stdout.readline, "")), daemon=True
+        ).start()
         first = tab.type("kubectl get pods -w")
         assert first["exitCode"] is None and first["stdout"].startswith("NAME ")
         kube.wait_for(lambda: len(lines) == 4)  # the header and three Pods
         assert "".join(lines) == first["stdout"]
         assert kube.run("scale", "deploy/web", "--replicas=2").returncode == 0
         tab.client.emit("clock", {"op": "play"})  # the ReplicaSet controller acts in time
-        shown = lambda: "".join(o["stdout"] for o in tab.outputs if o["line"] == "kubectl get pods -w")
+
+        def shown() -> str:
+            return "".join(o["stdout"] for o in tab.outputs if o["line"] == "kubectl get pods -w")
+
         kube.wait_for(lambda: len(lines) > 4)
         tab.pause()
         kube.wait_for(lambda: shown().count("\n") == len(lines) and len(lines) > 4)
         # AGE (the last column) is each watcher's own poll's moment; the rest is the same
-        no_age = lambda text: re.sub(r" +\S+\n", "\n", text)
+
+        def no_age(text: str) -> str:
+            return re.sub(r" +\S+\n", "\n", text)
+
         assert no_age(shown()) == no_age("".join(lines)), (shown(), lines)
         assert all(o["exitCode"] is None for o in tab.outputs if o["line"] == "kubectl get pods -w")
         before = len(tab.outputs)
         tab.client.emit("terminal", {"signal": "SIGINT"})
         kube.wait_for(lambda: len(tab.outputs) > before)
-        assert tab.outputs[-1] == {"line": "kubectl get pods -w", "stdout": "", "stderr": "", "exitCode": 130}
+        assert tab.outputs[-1] == {
+            "line": "kubectl get pods -w",
+            "stdout": "",
+            "stderr": "",
+            "exitCode": 130,
+        }
         # the prompt is back: the next line is answered as usual
         assert tab.type("kubectl get deploy web -o name")["stdout"] == "deployment.apps/web\n"
         # and a new watch stops as the tab types another line

@@ -4,12 +4,11 @@
 
 from __future__ import annotations
 
+from tests.worst_case import CRASH_LOOP_POD
 from webapp.classes import ahead, asking
 from webapp.engine import Simulation
 from webapp.manifest.scenario import parse_scenario
 from webapp.sessions.budget import slice_stop
-
-from tests.worst_case import CRASH_LOOP_POD
 
 STEADY = 1200.0  # past 10+20+40+80+160+300 s of back-off: every later 600 s is alike
 
@@ -25,4 +24,3 @@ def test_the_costliest_allowed_question_fits_the_event_bound() -> None:
     used = stop._clock.processed - stop._first
     # The event bound leaves room: a change that makes a second dearer in events shows here.
     assert 30_000 < used < 0.8 * ahead.ASK_EVENTS
-

@@ -53,7 +53,9 @@ FLAGS = (Flag("output", "o"), Flag("watch", "w", "bool"), Flag("tail", kind="int
         (["pods", "--", "-o"], ["pods", "-o"], None, False),
     ],
 )  # fmt: skip
-def test_parse_interspersed_flags(words: list[str], args: list[str], output: str | None, watch: bool) -> None:
+def test_parse_interspersed_flags(
+    words: list[str], args: list[str], output: str | None, watch: bool
+) -> None:
     parsed = parse("get", words, FLAGS)
     assert (parsed.args, parsed["output"], parsed["watch"]) == (args, output, watch)
 
@@ -76,6 +78,12 @@ def test_parse_errors_are_pflags(words: list[str], text: str) -> None:
 
 
 def test_unknown_command_suggests_as_cobra_does() -> None:
-    assert unknown_command("gett") == 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tset\n\tget\n'
-    assert unknown_command("descibe") == 'error: unknown command "descibe" for "kubectl"\n\nDid you mean this?\n\tdescribe\n'
+    assert (
+        unknown_command("gett")
+        == 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tset\n\tget\n'
+    )
+    assert (
+        unknown_command("descibe")
+        == 'error: unknown command "descibe" for "kubectl"\n\nDid you mean this?\n\tdescribe\n'
+    )
     assert unknown_command("zzzzzzzz") == 'error: unknown command "zzzzzzzz" for "kubectl"\n'

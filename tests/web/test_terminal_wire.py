@@ -62,7 +62,9 @@ def test_a_line_is_answered_with_what_kubectl_prints(app: Flask) -> None:
         ("kubectl edit pod web", '"kubectl edit" is not available in this terminal yet', 1),
     ],
 )  # fmt: skip
-def test_what_is_not_kubectl_gets_a_one_line_answer(app: Flask, line: str, stderr: str, code: int) -> None:
+def test_what_is_not_kubectl_gets_a_one_line_answer(
+    app: Flask, line: str, stderr: str, code: int
+) -> None:
     client, _ = joined(app)
     [out] = typed(client, {"line": line})["terminal:output"]
     assert stderr in out["stderr"] and out["exitCode"] == code and out["stdout"] == ""
@@ -71,7 +73,10 @@ def test_what_is_not_kubectl_gets_a_one_line_answer(app: Flask, line: str, stder
 def test_the_hint_is_in_the_tabs_language(app: Flask) -> None:
     client, _ = joined(app, "zh")
     [out] = typed(client, {"line": "ls"})["terminal:output"]
-    assert out["stderr"] == "bash: ls: command not found\n这个终端运行 kubectl：试试 `kubectl get pods`（或输入 `help`）。\n"
+    assert (
+        out["stderr"]
+        == "bash: ls: command not found\n这个终端运行 kubectl：试试 `kubectl get pods`（或输入 `help`）。\n"
+    )
 
 
 def test_escapes_and_control_characters_are_data(app: Flask) -> None:
@@ -120,9 +125,14 @@ def test_a_thousand_lines_a_second_hit_the_rate_limit_not_the_server(app: Flask)
 def test_a_delete_typed_is_the_sessions_action(app: Flask) -> None:
     client, session = joined(app)
     name = session.sim.pod()["metadata"]["name"]
-    [out] = typed(client, {"line": f"kubectl delete pod {name} --grace-period=7"})["terminal:output"]
+    [out] = typed(client, {"line": f"kubectl delete pod {name} --grace-period=7"})[
+        "terminal:output"
+    ]
     assert out["stdout"] == f'pod "{name}" deleted from default namespace\n'
-    assert session.actions[-1]["action"] == "delete" and session.actions[-1].get("gracePeriodSeconds", 7) == 7
+    assert (
+        session.actions[-1]["action"] == "delete"
+        and session.actions[-1].get("gracePeriodSeconds", 7) == 7
+    )
 
 
 def test_the_line_limit_is_the_documented_one() -> None:

@@ -112,7 +112,10 @@ def run(
             sim.advance(max(0.0, t - sim.now))
         elif not advance_to(t, stop):
             raise Refusal(
-                "question_too_costly", seconds=f"{look.until:g}", events=events, cpu=f"{cpu_seconds:g}"
+                "question_too_costly",
+                seconds=f"{look.until:g}",
+                events=events,
+                cpu=f"{cpu_seconds:g}",
             )
 
     def act(action: dict[str, Any]) -> None:

@@ -195,7 +195,9 @@ def _targets(args: list[str]) -> list[tuple[Resource, list[str]]]:
         for arg in args:
             kind, slash, name = arg.partition("/")
             if not slash or not name:
-                raise Failed("error: arguments in resource/name form must have a single resource and name\n")
+                raise Failed(
+                    "error: arguments in resource/name form must have a single resource and name\n"
+                )
             res = _resource_or_fail(kind)
             if out and out[-1][0] is res:
                 out[-1][1].append(name)
@@ -255,7 +257,9 @@ def print_table(tables: list[tuple[Resource, dict]], *, wide: bool, all_namespac
     out = []
     for res, table in tables:
         writer = kubectl_table_writer()
-        columns = [c for c in table.get("columnDefinitions") or [] if wide or c.get("priority", 0) == 0]
+        columns = [
+            c for c in table.get("columnDefinitions") or [] if wide or c.get("priority", 0) == 0
+        ]
         indexes = [i for i, c in enumerate(table.get("columnDefinitions") or [])
                    if wide or c.get("priority", 0) == 0]  # fmt: skip
         if not table.get("rows"):
@@ -397,7 +401,9 @@ def watch(session: Any, parsed: Parsed, targets: list[tuple[Resource, list[str]]
     query: dict[str, str] = {}
     if parsed["selector"]:
         query["labelSelector"] = parsed["selector"]
-    fields = [f for f in [parsed["field-selector"], f"metadata.name={names[0]}" if names else ""] if f]
+    fields = [
+        f for f in [parsed["field-selector"], f"metadata.name={names[0]}" if names else ""] if f
+    ]
     if fields:
         query["fieldSelector"] = ",".join(fields)
     status, table = api.request(session, "GET", _collection(res, namespace), query, table=True)
@@ -487,7 +493,10 @@ def _describe_one(session: Any, res: Resource, obj: dict, namespace: str) -> str
     if res.kind == "Deployment":
         from webapp.engine.controllers.rules import deployment as deployment_rules
 
-        sets = _call(session, "GET", f"/apis/apps/v1/namespaces/{namespace}/replicasets").get("items") or []
+        sets = (
+            _call(session, "GET", f"/apis/apps/v1/namespaces/{namespace}/replicasets").get("items")
+            or []
+        )
         owned = [rs for rs in sets if _owned_by(rs, obj)]
         new = deployment_rules.find_new_replica_set(obj, owned)
         old = deployment_rules.find_old_replica_sets(obj, owned)
@@ -594,7 +603,9 @@ def logs(session: Any, words: list[str]) -> Outcome:
         query["timestamps"] = "true"
     if parsed["tail"] is not None and parsed["tail"] >= 0:
         query["tailLines"] = str(parsed["tail"])
-    status, body = api.request(session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}/log", query)
+    status, body = api.request(
+        session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}/log", query
+    )
     if status >= 400:
         raise Failed(banner + status_error(body))
     return Outcome(body if isinstance(body, str) else json.dumps(body), banner, 0)
@@ -631,7 +642,7 @@ def delete(session: Any, words: list[str]) -> Outcome:
     out, errors = [], []
     for res, names in _targets(parsed.args):
         if not names:
-            raise Failed(f"error: resource(s) were provided, but no name was specified\n")
+            raise Failed("error: resource(s) were provided, but no name was specified\n")
         for name in names:
             status, answer = api.request(session, "DELETE", f"{_collection(res, namespace)}/{name}",
                                          body=body)  # fmt: skip
@@ -639,7 +650,9 @@ def delete(session: Any, words: list[str]) -> Outcome:
                 errors.append(status_error(answer))
             else:
                 where = f" from {namespace} namespace" if res.namespaced else ""
-                out.append(f'{res.kind.lower()}{"." + res.group if res.group else ""} "{name}" deleted{where}\n')
+                out.append(
+                    f'{res.kind.lower()}{"." + res.group if res.group else ""} "{name}" deleted{where}\n'
+                )
     stderr = ""
     if parsed["force"] and grace == 0:
         stderr = ("Warning: Immediate deletion does not wait for confirmation that the running "
@@ -648,7 +661,10 @@ def delete(session: Any, words: list[str]) -> Outcome:
     return Outcome("".join(out), stderr + "".join(errors), 1 if errors else 0)
 
 
-SCALE_FLAGS = (Flag("replicas", kind="int", default=-1), Flag("current-replicas", kind="int", default=-1))
+SCALE_FLAGS = (
+    Flag("replicas", kind="int", default=-1),
+    Flag("current-replicas", kind="int", default=-1),
+)
 
 
 def scale(session: Any, words: list[str]) -> Outcome:
@@ -656,7 +672,9 @@ def scale(session: Any, words: list[str]) -> Outcome:
     if "replicas" not in parsed.given:
         raise Failed('error: required flag(s) "replicas" not set\n')
     if parsed["replicas"] < 0:
-        raise Failed("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0\n")
+        raise Failed(
+            "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0\n"
+        )
     targets = _targets(parsed.args)
     if not targets:
         raise Failed("error: You must provide one or more resources by argument or filename.\n"
@@ -747,7 +765,6 @@ VERSION_FLAGS = (Flag("output", "o"), Flag("client", kind="bool"))
 
 def version(session: Any, words: list[str]) -> Outcome:
     parsed = parse("version", words, VERSION_FLAGS)
-    client = {"gitVersion": CLIENT_VERSION}
     output = parsed["output"]
     if output not in (None, "json", "yaml"):
         raise Failed("error: --output must be 'yaml' or 'json'\n")
@@ -799,7 +816,13 @@ def api_resources(session: Any, words: list[str]) -> Outcome:
     if not parsed["no-headers"]:
         writer.write("\t".join(header) + "\n")
     for r in rows:
-        cells = [r.plural, ",".join(r.short_names), r.group_version, str(r.namespaced).lower(), r.kind]
+        cells = [
+            r.plural,
+            ",".join(r.short_names),
+            r.group_version,
+            str(r.namespaced).lower(),
+            r.kind,
+        ]
         if output == "wide":
             cells += [",".join(sorted(r.verbs)), ",".join(r.categories)]
         writer.write("\t".join(cells) + "\n")

@@ -60,7 +60,9 @@ def split_words(line: str) -> list[str]:
                     i += 2
                     continue
                 if c == "`" or line.startswith("$(", i):
-                    raise ShellError("shell_operator", operator=line[i : i + (1 if c == "`" else 2)])
+                    raise ShellError(
+                        "shell_operator", operator=line[i : i + (1 if c == "`" else 2)]
+                    )
                 word.append(c)
                 i += 1
             in_word = True
