@@ -353,9 +353,9 @@ def _count_realtime(app: Flask, metrics: Metrics) -> None:
     refuse = rt.refuse
     tick = rt.scheduler.tick
 
-    def counted_refuse(sid: str, refusal: Any) -> None:
+    def counted_refuse(sid: str, refusal: Any, event: str | None = None) -> None:
         metrics.refusals.labels(refusal.code).inc()
-        refuse(sid, refusal)
+        refuse(sid, refusal, event)
 
     def counted_tick(wall_now: float) -> int:
         sent: int = tick(wall_now)

@@ -3,7 +3,7 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import * as i18n from "./i18n.js";
 import { applySnapshot, applyTick, initialState, diagramModel, localNow, settleNow } from "./state.js";
-import { on, setText } from "./dom.js";
+import { on, emit, setText } from "./dom.js";
 import * as topbar from "./topbar.js";
 import * as editor from "./editor.js";
 import * as lesson from "./lesson.js";
@@ -178,6 +178,7 @@ socket.on("disconnect", () => {
   connected = false;
   body.dataset.connected = "false";
   showConnection("conn.disconnected");
+  emit("pg:terminal-lost", {});
 });
 // ------------------------------------------------------------------ the page's own clock
 // Between messages the page moves `now` itself from the last one the server sent (state.js
@@ -221,6 +222,9 @@ socket.on("tick", (msg) => {
   rebase();
   render();
 });
+// The Terminal tab (terminal.js): its lines go out, their output and refusals come back.
+socket.on("terminal:output", (msg) => emit("pg:terminal-output", msg || {}));
+on("pg:terminal", (detail) => socket.emit("terminal", detail));
 socket.on("applied", (answer) => {
   awaitingApply = false;
   editor.appliedArrived(answer || {}, state);
@@ -229,6 +233,10 @@ socket.on("error", (err) => {
   if (joiningWithSession && err?.code === "session_elsewhere") {
     // Another worker still serves it and is letting it go (docs/workers.md): ask again.
     setTimeout(() => join(), 1000);
+    return;
+  }
+  if (err?.event === "terminal") {
+    emit("pg:terminal-error", err);
     return;
   }
   if (inClass.handleError(err || {})) return;

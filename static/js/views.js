@@ -5,7 +5,7 @@ import { t, lang, seconds } from "./i18n.js";
 import { eventRows, endpointsModel } from "./state.js";
 import { explain } from "./explain.js";
 
-const TABS = ["watch", "events", "logs", "endpoints", "describe", "yaml"];
+const TABS = ["watch", "events", "logs", "endpoints", "describe", "yaml", "terminal"];
 
 export function mount(root) {
   const tablist = h("div", { class: "tabs", role: "tablist", "data-i18n-aria": "views.heading" });
@@ -79,6 +79,13 @@ export function mount(root) {
     }
   }
   let shown = {};
+  // The terminal (terminal.js) is loaded the first time its tab opens.
+  let latestState = null;
+  let terminal = null;
+  function openTerminal() {
+    terminal ??= import("./terminal.js").then((module) => module.mount(panels.terminal, { state: () => latestState }));
+    terminal.then((term) => term.focus());
+  }
   // `kubectl get pods -w` is read across: its type shrinks to fit the panel's width (down to
   // MIN_WATCH_PX, then it scrolls) so RESTARTS and AGE are never cut off.
   const fitWatch = () => fitToWidth(pres.watch, panels.watch);
@@ -92,6 +99,7 @@ export function mount(root) {
       panels[TABS[i]].hidden = !on;
     });
     if (name === "watch") fitWatch();
+    if (name === "terminal") openTerminal();
   }
   function keys(event, i) {
     const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[event.key];
@@ -104,6 +112,7 @@ export function mount(root) {
 
   return {
     update(state) {
+      latestState = state;
       const language = lang();
       for (const name of ["watch", "describe", "yaml"]) {
         const text = state.views?.[name] || t("views.empty");

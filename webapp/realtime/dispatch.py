@@ -66,9 +66,9 @@ def answered(rt: Realtime, event: str, sid: str, work: Callable[[], None]) -> No
     try:
         work()
     except PayloadProblem as problem:
-        rt.refuse(sid, refusal_for(problem))
+        rt.refuse(sid, refusal_for(problem), event)
     except Refusal as refusal:
-        rt.refuse(sid, refusal)
+        rt.refuse(sid, refusal, event)
         for hook in rt.refusals:
             hook(event, sid, refusal)
     except Exception as error:
@@ -77,10 +77,10 @@ def answered(rt: Realtime, event: str, sid: str, work: Callable[[], None]) -> No
             log.warning("%s: the store cannot be written: %s", event, cause)
             if has_app_context():
                 report_fault(current_app, cause)
-            rt.refuse(sid, Refusal("storage_unavailable"))
+            rt.refuse(sid, Refusal("storage_unavailable"), event)
             return
         log.exception("%s handler failed", event)
-        rt.refuse(sid, Refusal("internal_error"))
+        rt.refuse(sid, Refusal("internal_error"), event)
 
 
 def forwarded(rt: Realtime, event: str, sid: str, payload: Any) -> None:

@@ -87,9 +87,13 @@ class Realtime:
             payload["errors"] = localize_errors(refusal.errors, lang)
         return payload
 
-    def refuse(self, sid: str, refusal: Refusal) -> None:
-        """Answer tab `sid` with an `error` event in its language."""
-        self.outbox.emit("error", self.error_payload(refusal, self.lang(sid)), to=sid)
+    def refuse(self, sid: str, refusal: Refusal, event: str | None = None) -> None:
+        """Answer tab `sid` with an `error` event in its language; `event`: the client's
+        event refused (the page's terminal shows its own refusals in place)."""
+        payload = self.error_payload(refusal, self.lang(sid))
+        if event is not None:
+            payload["event"] = event
+        self.outbox.emit("error", payload, to=sid)
 
     def refuse_connection(self, eio_sid: str, refusal: Refusal) -> None:
         """Answer a connection by its engine.io id (before Socket.IO has a handler for the

@@ -1,0 +1,235 @@
+// The Terminal tab: a line-by-line shell in which `kubectl` runs against this session
+// (webapp/terminal on the server; the wire: `terminal {line}` -> `terminal:output`).
+// views.js imports this module the first time the tab is opened, so a visit that never
+// types pays nothing for it. Text from the server only ever becomes text nodes, with its
+// control characters shown (terminal-core.js `visible`): a log line cannot drive the page.
+import { h, emit, on, setText } from "./dom.js";
+import { t, onLanguageChange, translateTree } from "./i18n.js";
+import { History, PROMPT, classify, complete, namesFrom, visible } from "./terminal-core.js";
+
+const HISTORY_KEY = "pod-playground.terminal.history";
+const MAX_BLOCKS = 400; // the oldest commands and their output leave the screen after these
+const MAX_CHARS = 2_000_000;
+const MAX_PASTED_LINES = 100;
+
+/**
+ * mount(panel, {state}) -> {focus(), update(state)}: the terminal inside `panel` (the tab's
+ * panel); `state()` is the page's latest state (for completing names).
+ */
+export function mount(panel, { state }) {
+  const history = new History(loadHistory());
+  const out = h("div", { class: "term-out", id: "terminal-output", role: "log", "aria-live": "polite",
+    "data-i18n-aria": "term.output", "aria-label": t("term.output") });
+  const input = h("input", { class: "term-input", id: "terminal-input", type: "text", autocomplete: "off",
+    autocapitalize: "off", autocorrect: "off", spellcheck: "false", enterkeyhint: "send",
+    "data-i18n-aria": "term.input", "aria-label": t("term.input"), "aria-describedby": "terminal-hint" });
+  const hint = h("p", { class: "term-hint", id: "terminal-hint" });
+  const form = h("form", { class: "term-line", on: { submit: (e) => { e.preventDefault(); submit(input.value); } } },
+    h("span", { class: "term-prompt", "aria-hidden": "true" }, PROMPT.trim()), input);
+  const root = h("div", { class: "term", id: "terminal" }, out, form, hint);
+  panel.append(root);
+
+  let pending = []; // blocks sent and not finished, in the order the server answers them
+  let streaming = null; // the block whose command goes on (`-w`) until ^C
+  let chars = 0;
+
+  function showHint() {
+    setText(hint, t(streaming ? "term.hint.running" : "term.hint"));
+  }
+  showHint();
+  onLanguageChange(() => {
+    translateTree(root);
+    showHint();
+  });
+
+  function block(line) {
+    const el = h("div", { class: "term-block", dataset: { line } },
+      h("div", { class: "term-command" }, h("span", { class: "term-prompt", "aria-hidden": "true" }, PROMPT), visible(line)));
+    out.append(el);
+    trim();
+    return el;
+  }
+  function write(el, text, stream) {
+    if (!text) return;
+    const shown = visible(text);
+    chars += shown.length;
+    const last = el.lastChild;
+    if (last?.dataset?.stream === stream) last.append(shown);
+    else el.append(h("span", { class: stream === "stderr" ? "term-stderr" : "term-stdout", dataset: { stream } }, shown));
+    trim();
+  }
+  function trim() {
+    while (out.childElementCount > MAX_BLOCKS || (chars > MAX_CHARS && out.childElementCount > 1)) {
+      const first = out.firstElementChild;
+      chars -= first.textContent.length;
+      first.remove();
+    }
+  }
+  function finish(el, code) {
+    el.dataset.exitCode = String(code);
+    el.classList.add("is-done");
+    if (code !== 0) el.classList.add("is-failed");
+    if (streaming === el) streaming = null;
+    pending = pending.filter((b) => b !== el);
+    showHint();
+  }
+  function scroll() {
+    out.scrollTop = out.scrollHeight;
+  }
+  function atBottom() {
+    return out.scrollTop + out.clientHeight >= out.scrollHeight - 8;
+  }
+
+  function submit(text) {
+    const line = text.replace(/\r/g, "");
+    input.value = "";
+    history.add(line);
+    saveHistory(history.lines);
+    const kind = classify(line);
+    const el = block(line);
+    if (kind === "empty") finish(el, 0);
+    else if (kind === "clear") {
+      out.replaceChildren();
+      chars = 0;
+      if (streaming) pending = pending.filter((b) => b === streaming);
+    } else if (kind === "history") {
+      write(el, history.listing(), "stdout");
+      finish(el, 0);
+    } else if (kind === "history-clear") {
+      history.lines.length = 0;
+      history.at = 0;
+      saveHistory([]);
+      finish(el, 0);
+    } else if (kind === "help") {
+      write(el, `${t("term.help")}\n`, "stdout");
+      finish(el, 0);
+    } else {
+      // A new line stops what runs first (the server says 130 for it before this line's answer).
+      pending.push(el);
+      emit("pg:terminal", { line });
+    }
+    scroll();
+  }
+
+  on("pg:terminal-output", (msg) => {
+    const follow = atBottom();
+    let el = pending[0];
+    if (!el) return; // an answer for a screen that was cleared
+    write(el, msg.stdout, "stdout");
+    write(el, msg.stderr, "stderr");
+    if (msg.exitCode === null || msg.exitCode === undefined) {
+      streaming = el;
+      el.classList.add("is-running");
+      showHint();
+    } else {
+      el.classList.remove("is-running");
+      finish(el, msg.exitCode);
+    }
+    if (follow) scroll();
+  });
+  on("pg:terminal-error", (err) => {
+    const el = pending.find((b) => b !== streaming) || pending[0];
+    if (!el) return;
+    write(el, `${err.message || err.code}\n`, "stderr");
+    el.classList.add("is-refused");
+    finish(el, 1);
+    scroll();
+  });
+  on("pg:terminal-lost", () => {
+    for (const el of [...pending]) {
+      write(el, `${t("term.lost")}\n`, "stderr");
+      finish(el, 1);
+    }
+    streaming = null;
+    showHint();
+  });
+
+  function interrupt() {
+    if (streaming) {
+      emit("pg:terminal", { signal: "SIGINT" });
+      write(streaming, "^C", "stdout");
+      return;
+    }
+    const el = block(input.value + "^C");
+    finish(el, 130);
+    input.value = "";
+    scroll();
+  }
+
+  input.addEventListener("keydown", (event) => {
+    if (event.isComposing) return;
+    const ctrl = event.ctrlKey && !event.altKey && !event.metaKey;
+    if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+      const line = event.key === "ArrowUp" ? history.up(input.value) : history.down();
+      event.preventDefault();
+      if (line !== null) {
+        input.value = line;
+        input.setSelectionRange(line.length, line.length);
+      }
+    } else if (event.key === "Tab" && !event.shiftKey && input.value.trim()) {
+      // An empty line lets Tab leave the terminal, so the keyboard is never trapped here.
+      event.preventDefault();
+      const caret = input.selectionStart ?? input.value.length;
+      const done = complete(input.value, caret, namesFrom(state()));
+      input.value = done.line;
+      input.setSelectionRange(done.caret, done.caret);
+      if (done.options.length) {
+        const el = block(input.value);
+        write(el, `${done.options.join("  ")}\n`, "stdout");
+        finish(el, 0);
+        el.classList.add("is-options");
+        scroll();
+      }
+    } else if (ctrl && event.key.toLowerCase() === "c") {
+      if (input.selectionStart !== input.selectionEnd || String(window.getSelection?.() ?? "")) return; // copy
+      event.preventDefault();
+      interrupt();
+    } else if (ctrl && event.key.toLowerCase() === "l") {
+      event.preventDefault();
+      out.replaceChildren();
+      chars = 0;
+    }
+  });
+  // Several lines pasted run one after another, as in a shell (at most MAX_PASTED_LINES).
+  input.addEventListener("paste", (event) => {
+    const text = event.clipboardData?.getData("text/plain") ?? "";
+    if (!/[\r\n]/.test(text)) return;
+    event.preventDefault();
+    const lines = (input.value + text).split(/\r?\n/);
+    const last = lines.pop();
+    for (const line of lines.slice(0, MAX_PASTED_LINES)) submit(line);
+    if (lines.length > MAX_PASTED_LINES) {
+      const el = block("");
+      write(el, `${t("term.pasted", { count: lines.length - MAX_PASTED_LINES })}\n`, "stderr");
+      finish(el, 1);
+    }
+    input.value = last;
+  });
+  // A click on the output (not a selection being made) puts the caret back in the line.
+  out.addEventListener("mouseup", () => {
+    if (!String(window.getSelection?.() ?? "")) input.focus({ preventScroll: true });
+  });
+
+  return {
+    focus() {
+      input.focus({ preventScroll: true });
+    },
+  };
+}
+
+function loadHistory() {
+  try {
+    const value = JSON.parse(sessionStorage.getItem(HISTORY_KEY) || "[]");
+    return Array.isArray(value) ? value.filter((line) => typeof line === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function saveHistory(lines) {
+  try {
+    sessionStorage.setItem(HISTORY_KEY, JSON.stringify(lines.slice(-200)));
+  } catch {
+    // Storage off or full: the history lives as long as the page.
+  }
+}
