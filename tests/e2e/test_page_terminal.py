@@ -172,7 +172,11 @@ def test_exec_rm_tmp_healthy_makes_the_liveness_probe_restart_the_container(page
                                                             timeout=30_000)  # fmt: skip
     pause(page)
     open_terminal(page)
-    assert typed(page, "kubectl exec liveness-exec -- rm /tmp/healthy") == {"stdout": "", "stderr": "", "code": "0"}
+    assert typed(page, "kubectl exec liveness-exec -- rm /tmp/healthy") == {
+        "stdout": "",
+        "stderr": "",
+        "code": "0",
+    }
     assert typed(page, "kubectl exec liveness-exec -- cat /tmp/healthy") == {
         "stdout": "",
         "stderr": "cat: can't open '/tmp/healthy': No such file or directory\ncommand terminated with exit code 1\n",
@@ -187,10 +191,14 @@ def test_exec_rm_tmp_healthy_makes_the_liveness_probe_restart_the_container(page
     pause(page)
     page.click("#tab-events")
     events = page.locator("#events-table")
-    expect(events).to_contain_text("Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory")
+    expect(events).to_contain_text(
+        "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory"
+    )
     # The kill came 3 failed probes after the typed rm, before the container's own rm at 30 s
     # would even have begun them (its kill: 45 s); then sh, PID 1, ignores SIGTERM: 30 s grace.
-    killed = re.search(r"(\d+)s\tNormal\tKilling\tContainer liveness failed liveness probe", events.inner_text())
+    killed = re.search(
+        r"(\d+)s\tNormal\tKilling\tContainer liveness failed liveness probe", events.inner_text()
+    )
     assert killed and int(killed.group(1)) < 30, events.inner_text()
 
 
@@ -205,7 +213,9 @@ def test_watch_streams_until_ctrl_c(page: Page) -> None:
     block = page.locator("#terminal-output .term-block").last
     expect(block).to_have_class(re.compile("is-running"))
     expect(page.locator("#terminal-hint")).to_contain_text("Ctrl+C stops it")
-    expect(block.locator("[data-stream=stdout]")).to_contain_text(re.compile(r"^NAME +READY +STATUS"))
+    expect(block.locator("[data-stream=stdout]")).to_contain_text(
+        re.compile(r"^NAME +READY +STATUS")
+    )
     terminal.press("Control+c")
     expect(block).to_have_attribute("data-exit-code", "130")
     assert block.locator("[data-stream=stdout]").inner_text().endswith("^C")
@@ -269,7 +279,11 @@ def test_escapes_in_a_line_are_shown_not_obeyed_and_a_long_line_is_refused(page:
     # 100 KB in one line: refused at the door, located, and the terminal goes on
     shown = typed(page, "kubectl get pods " + "x" * 100_000)
     assert shown["code"] == "1" and "16 KiB" in shown["stderr"], shown
-    assert typed(page, "kubectl get pods -o name") == {"stdout": "pod/web\n", "stderr": "", "code": "0"}
+    assert typed(page, "kubectl get pods -o name") == {
+        "stdout": "pod/web\n",
+        "stderr": "",
+        "code": "0",
+    }
 
 
 def test_the_terminal_in_chinese(page: Page) -> None:
@@ -279,5 +293,8 @@ def test_the_terminal_in_chinese(page: Page) -> None:
     open_terminal(page)
     expect(page.locator("#terminal-hint")).to_contain_text("Tab 补全")
     shown = typed(page, "ls")
-    assert shown["stderr"] == "bash: ls: command not found\n这个终端运行 kubectl：试试 `kubectl get pods`（或输入 `help`）。\n"
+    assert (
+        shown["stderr"]
+        == "bash: ls: command not found\n这个终端运行 kubectl：试试 `kubectl get pods`（或输入 `help`）。\n"
+    )
     assert "这个终端对本会话运行 kubectl" in typed(page, "help")["stdout"]
