@@ -93,7 +93,25 @@ def test_a_line_past_the_limit_is_refused_before_it_is_read(app: Flask) -> None:
     got = typed(client, {"line": "kubectl delete pod web " + "x" * 100_000})
     [error] = got["error"]
     assert error["code"] == "terminal_line_too_long" and "16 KiB" in error["message"]
+    assert error["event"] == "terminal"  # the page's terminal shows its own refusals in place
     assert "terminal:output" not in got and session.actions == before
+
+
+@pytest.mark.parametrize(
+    ("line", "stderr"),
+    [
+        ("kubectl edit pod web", "error: 这个终端还不支持“kubectl edit”；它支持 get、describe、logs、exec、delete、scale、version、api-resources 和 api-versions\n"),
+        ("kubectl logs -f web", "error: 这个终端还不支持 `kubectl logs -f`：页面的“日志”视图会随容器的输出实时更新\n"),
+        ("kubectl describe pdb x", "error: 这个终端还不支持“kubectl describe poddisruptionbudgets”；它能 describe pods, deployments, replicasets, jobs, statefulsets, daemonsets\n"),
+        ("kubectl exec -it web -- sh", "error: 这个终端还不支持 `kubectl exec -i/-t`（交互式 shell）；请一次运行一条命令：kubectl exec Pod -- 命令\n"),
+    ],
+)  # fmt: skip
+def test_what_the_terminal_does_not_run_yet_is_said_in_the_tabs_language(
+    app: Flask, line: str, stderr: str
+) -> None:
+    client, _ = joined(app, "zh")
+    [out] = typed(client, {"line": line})["terminal:output"]
+    assert (out["stderr"], out["exitCode"], out["stdout"]) == (stderr, 1, "")
 
 
 @pytest.mark.parametrize("payload", [{}, {"line": 3}, {"line": "kubectl", "extra": 1},

@@ -57,4 +57,4 @@ def run_line(session: Any, line: str, lang: str = "en") -> Outcome:
     if words[0] != "kubectl":
         return Outcome(stderr=f"bash: {words[0]}: command not found\n{_hint('not_kubectl', lang)}\n",
                        exit_code=127)  # fmt: skip
-    return run(session, words[1:])
+    return run(session, words[1:], lang)

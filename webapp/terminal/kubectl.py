@@ -65,8 +65,65 @@ class Failed(Exception):
 # -- the entry ------------------------------------------------------------------------------
 
 
-def run(session: Any, words: list[str]) -> Outcome:
-    """`kubectl WORDS...` against `session` (words after "kubectl")."""
+# What this terminal does not model yet, said in the page's language (issue 19: a command we
+# do not model gets a one-line answer in the user's language), never as kubectl would not.
+NOT_HERE = {
+    "command": {
+        "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
+              "logs, exec, delete, scale, version, api-resources and api-versions",
+        "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
+              "scale、version、api-resources 和 api-versions",
+    },
+    "kyaml": {
+        "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
+        "zh": "这个终端还不支持 `-o kyaml`；可以用 -o yaml",
+    },
+    "watch_output": {
+        "en": "`kubectl get -w -o {output}` is not available in this terminal yet; -w prints the table",
+        "zh": "这个终端还不支持 `kubectl get -w -o {output}`；-w 只打印表格",
+    },
+    "describe": {
+        "en": '"kubectl describe {kind}" is not available in this terminal yet; it describes {kinds}',
+        "zh": "这个终端还不支持“kubectl describe {kind}”；它能 describe {kinds}",
+    },
+    "logs_follow": {
+        "en": "`kubectl logs -f` is not available in this terminal yet: the page's logs view "
+              "follows the container as it writes",
+        "zh": "这个终端还不支持 `kubectl logs -f`：页面的“日志”视图会随容器的输出实时更新",
+    },
+    "logs_owner": {
+        "en": '"kubectl logs {kind}/NAME" is not available in this terminal yet; name the Pod',
+        "zh": "这个终端还不支持“kubectl logs {kind}/名称”；请直接写 Pod 的名称",
+    },
+    "exec_interactive": {
+        "en": "`kubectl exec -i/-t` (an interactive shell) is not available in this terminal yet; "
+              "run one command: kubectl exec POD -- COMMAND",
+        "zh": "这个终端还不支持 `kubectl exec -i/-t`（交互式 shell）；请一次运行一条命令："
+              "kubectl exec Pod -- 命令",
+    },
+    "exec_owner": {
+        "en": "`kubectl exec TYPE/NAME` is not available in this terminal yet; name the Pod",
+        "zh": "这个终端还不支持 `kubectl exec 类型/名称`；请直接写 Pod 的名称",
+    },
+}  # fmt: skip
+
+
+class NotHere(Exception):
+    """A command, flag or form this terminal does not run yet (NOT_HERE[code])."""
+
+    def __init__(self, code: str, **params: str) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    def text(self, lang: str) -> str:
+        texts = NOT_HERE[self.code]
+        return "error: " + texts.get(lang, texts["en"]).format(**self.params) + "\n"
+
+
+def run(session: Any, words: list[str], lang: str = "en") -> Outcome:
+    """`kubectl WORDS...` against `session` (words after "kubectl"); `lang`: the page's
+    language, for what this terminal does not run yet."""
     if not words:
         return Outcome(stdout=USAGE)
     command, rest = words[0], words[1:]
@@ -74,9 +131,7 @@ def run(session: Any, words: list[str]) -> Outcome:
     try:
         if handler is None:
             if command in COMMANDS:
-                raise Failed(f'error: "kubectl {command}" is not available in this terminal yet; '
-                             "it runs get, describe, logs, exec, delete, scale, "
-                             "version, api-resources and api-versions\n")  # fmt: skip
+                raise NotHere("command", command=command)
             if command.startswith("-"):
                 raise Failed(f"error: unknown flag: {command}\nSee 'kubectl --help' for usage.\n")
             raise Failed(unknown_command(command))
@@ -85,6 +140,8 @@ def run(session: Any, words: list[str]) -> Outcome:
         return Outcome(stderr=error.text, exit_code=1)
     except Failed as error:
         return Outcome(stdout=error.stdout, stderr=error.text, exit_code=1)
+    except NotHere as error:
+        return Outcome(stderr=error.text(lang), exit_code=1)
 
 
 USAGE = "kubectl controls the Kubernetes cluster manager.\n\n Find more information at: https://kubernetes.io/docs/reference/kubectl/\n"
@@ -305,7 +362,7 @@ def get(session: Any, words: list[str]) -> Outcome:
     parsed = parse("get", words, GET_FLAGS)
     output = parsed["output"]
     if output == "kyaml":
-        raise Failed("error: `-o kyaml` is not available in this terminal yet; -o yaml is\n")
+        raise NotHere("kyaml")
     if output is not None and output not in OUTPUTS:
         raise Failed(f"error: unable to match a printer suitable for the output format \"{output}\", "
                      "allowed formats are: custom-columns,custom-columns-file,go-template,"
@@ -394,8 +451,7 @@ def watch(session: Any, parsed: Parsed, targets: list[tuple[Resource, list[str]]
         raise Failed("error: watch is only supported on individual resources and resource "
                      f"collections, but {count} resources were found\n")  # fmt: skip
     if parsed["output"] not in (None, "wide"):
-        raise Failed(f"error: `kubectl get -w -o {parsed['output']}` is not available in this "
-                     "terminal yet; -w prints the table\n")  # fmt: skip
+        raise NotHere("watch_output", output=parsed["output"])
     res, names = targets[0]
     namespace = None if parsed["all-namespaces"] else _namespace(parsed)
     query: dict[str, str] = {}
@@ -522,8 +578,8 @@ def describe(session: Any, words: list[str]) -> Outcome:
     errors: list[str] = []
     for res, names in _targets(parsed.args):
         if res.kind not in DESCRIBABLE:
-            raise Failed(f'error: "kubectl describe {res.plural}" is not available in this '
-                         f"terminal yet; it describes {', '.join(k.lower() + 's' for k in DESCRIBABLE)}\n")  # fmt: skip
+            raise NotHere("describe", kind=res.plural,
+                          kinds=", ".join(k.lower() + "s" for k in DESCRIBABLE))  # fmt: skip
         if names:
             for name in names:
                 status, body = api.request(session, "GET", f"{_collection(res, namespace)}/{name}")
@@ -562,8 +618,7 @@ LOGS_USAGE = (
 def logs(session: Any, words: list[str]) -> Outcome:
     parsed = parse("logs", words, LOGS_FLAGS)
     if parsed["follow"]:
-        raise Failed("error: `kubectl logs -f` is not available in this terminal yet: the "
-                     "page's logs view follows the container as it writes\n")  # fmt: skip
+        raise NotHere("logs_follow")
     args = parsed.args
     if not args or len(args) > 2:
         raise Failed(LOGS_USAGE)
@@ -572,8 +627,7 @@ def logs(session: Any, words: list[str]) -> Outcome:
         kind, _, name = name.partition("/")
         res = _resource_or_fail(kind)
         if res.kind != "Pod":
-            raise Failed(f'error: "kubectl logs {res.plural}/NAME" is not available in this '
-                         "terminal yet; name the Pod\n")  # fmt: skip
+            raise NotHere("logs_owner", kind=res.plural)
     container = parsed["container"] or (args[1] if len(args) == 2 else None)
     namespace = _namespace(parsed)
     status, pod = api.request(session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
@@ -721,14 +775,12 @@ def exec_command(session: Any, words: list[str]) -> Outcome:
     if not command:
         raise Failed("error: you must specify at least one command for the container\n")
     if parsed["stdin"] or parsed["tty"]:
-        raise Failed("error: `kubectl exec -i/-t` (an interactive shell) is not available in this "
-                     "terminal yet; run one command: kubectl exec POD -- COMMAND\n")  # fmt: skip
+        raise NotHere("exec_interactive")
     name = args[0]
     if "/" in name:
         kind, _, name = name.partition("/")
         if _resource_or_fail(kind).kind != "Pod":
-            raise Failed("error: `kubectl exec TYPE/NAME` is not available in this terminal yet; "
-                         "name the Pod\n")  # fmt: skip
+            raise NotHere("exec_owner")
     namespace = _namespace(parsed)
     pod = _call(session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
     container = parsed["container"]
