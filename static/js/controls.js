@@ -3,6 +3,7 @@
 import { h, emit, on, fill, setText, uniqueId } from "./dom.js";
 import { t, lang, seconds } from "./i18n.js";
 import { containersOf, probesOf, probeSwitchValue } from "./state.js";
+import { deleteCommand } from "./terminal-core.js";
 
 export const SPEEDS = [0.5, 1, 2, 5, 10, 100];
 
@@ -36,6 +37,12 @@ export function mount(clockRoot, actionsRoot) {
       if (grace.value !== "") action.gracePeriodSeconds = Number(grace.value);
       emit("pg:act", action);
     } } });
+  // The button's kubectl line: typed into the Terminal tab it is the same delete.
+  const asKubectl = h("code", { class: "as-kubectl", id: "delete-as-kubectl", "data-i18n-title": "controls.asKubectl" });
+  let podName = "";
+  const showAsKubectl = () => setText(asKubectl, podName ? `$ ${deleteCommand({ name: podName, grace: grace.value, force: force.checked })}` : "");
+  grace.addEventListener("input", showAsKubectl);
+  force.addEventListener("change", showAsKubectl);
   const container = h("select", { id: "act-container", class: "picker", "data-i18n-aria": "controls.container", "data-i18n-title": "controls.container" });
   const exitCode = h("input", { type: "number", id: "exit-code", class: "number", value: "1", min: "0", max: "255", step: "1" });
   const crash = h("button", { type: "button", class: "button", id: "crash", "data-i18n": "controls.crash",
@@ -50,7 +57,7 @@ export function mount(clockRoot, actionsRoot) {
   const actionRow = h("div", { class: "control-row" },
     h("div", { class: "control-group" }, del,
       h("label", { for: "grace", class: "control-label", "data-i18n": "controls.grace" }), grace,
-      h("label", { class: "control-check" }, force, h("span", { "data-i18n": "controls.force" }))),
+      h("label", { class: "control-check" }, force, h("span", { "data-i18n": "controls.force" })), asKubectl),
     h("div", { class: "control-group" },
       container,
       crash, h("label", { for: "exit-code", class: "control-label", "data-i18n": "controls.exitCode" }), exitCode, oom),
@@ -78,6 +85,7 @@ export function mount(clockRoot, actionsRoot) {
     force.checked = false;
     exitCode.value = "1";
     showMessage("");
+    showAsKubectl();
   }
   on("pg:reset", newRun);
   let switches = [];
@@ -131,6 +139,11 @@ export function mount(clockRoot, actionsRoot) {
       for (const sw of switches) {
         const value = probeSwitchValue(state, sw.container, sw.probe);
         for (const b of sw.buttons) b.setAttribute("aria-pressed", String(b.dataset.value === value));
+      }
+      const name = state.pod?.metadata?.name ?? "";
+      if (name !== podName) {
+        podName = name;
+        showAsKubectl();
       }
       const gone = !state.pod;
       for (const el of [del, crash, oom, container, exitCode, grace, force]) el.disabled = gone;

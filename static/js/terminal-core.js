@@ -228,3 +228,15 @@ export function classify(line) {
   if (words[0] === "history" && words.length === 2 && words[1] === "-c") return "history-clear";
   return "remote";
 }
+
+/**
+ * The kubectl line the Delete button stands for (shown beside it): the same delete typed
+ * into the terminal does the same thing. `grace`: the field's text ("" = the Pod's own).
+ */
+export function deleteCommand({ name, grace = "", force = false }) {
+  if (!name) return "";
+  const words = ["kubectl", "delete", "pod", name];
+  if (String(grace).trim() !== "") words.push(`--grace-period=${Number(grace)}`);
+  if (force) words.push("--force");
+  return words.join(" ");
+}

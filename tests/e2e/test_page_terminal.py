@@ -298,3 +298,28 @@ def test_the_terminal_in_chinese(page: Page) -> None:
         == "bash: ls: command not found\n这个终端运行 kubectl：试试 `kubectl get pods`（或输入 `help`）。\n"
     )
     assert "这个终端对本会话运行 kubectl" in typed(page, "help")["stdout"]
+
+
+def test_the_delete_button_shows_its_kubectl_line_and_typing_it_is_the_same_delete(
+    page: Page,
+) -> None:
+    open_scenario(page, "plain-pod")
+    play(page, "10")
+    expect(page.locator("body")).to_have_attribute("data-status", "Running", timeout=30_000)
+    pause(page)
+    line = page.locator("#delete-as-kubectl")
+    expect(line).to_have_text("$ kubectl delete pod web")
+    page.fill("#grace", "5")
+    expect(line).to_have_text("$ kubectl delete pod web --grace-period=5")
+    page.check("#force")
+    expect(line).to_have_text("$ kubectl delete pod web --grace-period=5 --force")
+    page.uncheck("#force")
+    open_terminal(page)
+    assert typed(page, "kubectl delete pod web --grace-period=5") == {
+        "stdout": 'pod "web" deleted from default namespace\n', "stderr": "", "code": "0",
+    }  # fmt: skip
+    # The page shows the delete at once, as after the button: nginx stops on SIGTERM at
+    # once, so the Pod went through Terminating and is gone in the same virtual instant.
+    expect(page.locator("body")).to_have_attribute("data-status", "Gone")
+    expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"web +1/1 +Terminating"))
+    expect(page.locator("#delete-as-kubectl")).to_have_text("")

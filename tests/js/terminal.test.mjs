@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { History, classify, complete, namesFrom, visible } from "../../static/js/terminal-core.js";
+import { History, classify, complete, deleteCommand, namesFrom, visible } from "../../static/js/terminal-core.js";
 
 const NAMES = {
   pods: ["web-7d4b9-abcde", "web-7d4b9-fghij", "liveness-exec"],
@@ -103,4 +103,11 @@ test("the shell's own commands are told from lines for the server", () => {
   assert.equal(classify("help"), "help");
   assert.equal(classify("kubectl get pods"), "remote");
   assert.equal(classify("ls"), "remote"); // bash's answer comes from the server, in the page's language
+});
+
+test("the Delete button says the kubectl line it stands for", () => {
+  assert.equal(deleteCommand({ name: "web" }), "kubectl delete pod web");
+  assert.equal(deleteCommand({ name: "web", grace: "5" }), "kubectl delete pod web --grace-period=5");
+  assert.equal(deleteCommand({ name: "web", grace: "0", force: true }), "kubectl delete pod web --grace-period=0 --force");
+  assert.equal(deleteCommand({ name: "" }), "");
 });
