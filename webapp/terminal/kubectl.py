@@ -78,6 +78,13 @@ NOT_HERE = {
         "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
         "zh": "这个终端还不支持 `-o kyaml`；可以用 -o yaml",
     },
+    "output": {
+        "en": "`-o {output}` is not available in this terminal yet; it prints -o wide, name, yaml "
+              "and json (your own kubectl prints the rest against this session: Download, "
+              "Use your own kubectl)",
+        "zh": "这个终端还不支持 `-o {output}`；它支持 -o wide、name、yaml 和 json"
+              "（其余格式可用你自己的 kubectl 对本会话运行：下载 → 使用你自己的 kubectl）",
+    },
     "watch_output": {
         "en": "`kubectl get -w -o {output}` is not available in this terminal yet; -w prints the table",
         "zh": "这个终端还不支持 `kubectl get -w -o {output}`；-w 只打印表格",
@@ -286,6 +293,9 @@ GET_FLAGS = (
     Flag("show-kind", kind="bool"),
 )
 OUTPUTS = ("wide", "name", "yaml", "json")
+# kubectl get's other printers (its "allowed formats"): real, and not here yet
+PRINTERS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file",
+            "jsonpath", "jsonpath-as-json", "jsonpath-file", "template", "templatefile")  # fmt: skip
 
 
 def _namespace(parsed: Parsed) -> str:
@@ -363,6 +373,8 @@ def get(session: Any, words: list[str]) -> Outcome:
     output = parsed["output"]
     if output == "kyaml":
         raise NotHere("kyaml")
+    if output is not None and output.split("=", 1)[0] in PRINTERS and output not in OUTPUTS:
+        raise NotHere("output", output=output.split("=", 1)[0])
     if output is not None and output not in OUTPUTS:
         raise Failed(f"error: unable to match a printer suitable for the output format \"{output}\", "
                      "allowed formats are: custom-columns,custom-columns-file,go-template,"
