@@ -30,7 +30,7 @@ export const FLAGS = {
   get: ["--output", "-o", "--selector", "-l", "--field-selector", "--all-namespaces", "-A", "--watch", "-w",
     "--show-labels", "--no-headers"],
   describe: ["--selector", "-l", "--all-namespaces", "-A"],
-  logs: ["--container", "-c", "--previous", "-p", "--timestamps", "--tail"],
+  logs: ["--container", "-c", "--follow", "-f", "--previous", "-p", "--timestamps", "--tail"],
   exec: ["--container", "-c"],
   delete: ["--grace-period", "--now", "--force", "--selector", "-l"],
   scale: ["--replicas"],

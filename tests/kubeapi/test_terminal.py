@@ -325,3 +325,66 @@ def test_get_watch_streams_what_kubectl_get_w_prints_until_ctrl_c(
         if real is not None:
             real.kill()
         tab.close()
+
+
+SPEAKER = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: speaker
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: ["sh", "-c", "echo one; sleep 4; echo two; sleep 4; echo three; exit 3"]
+"""
+
+
+def test_logs_follow_prints_what_kubectl_logs_f_prints_until_the_container_ends(
+    live_server: Any, tmp_path: Any
+) -> None:
+    kube = make_session(live_server, tmp_path, yaml=SPEAKER, speed=4)
+    kube.wait_for(lambda: kube.run("logs", "speaker").stdout.startswith("one\n"))
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        real = kube.popen("logs", "-f", "speaker")
+        first = tab.type("kubectl logs -f speaker")
+        assert first["exitCode"] is None and first["stdout"].startswith("one\n"), first
+        tab.client.emit("clock", {"op": "play"})
+        out, err = real.communicate(timeout=90)  # kubectl ends when the container does
+        assert (real.returncode, out) == (0, "one\ntwo\nthree\n"), err
+
+        def lines() -> list[dict[str, Any]]:
+            return [o for o in tab.outputs if o["line"] == "kubectl logs -f speaker"]
+
+        kube.wait_for(lambda: lines()[-1]["exitCode"] is not None)
+        assert "".join(o["stdout"] for o in lines()) == out
+        assert lines()[-1]["exitCode"] == 0 and not any(o["stderr"] for o in lines())
+        # Ctrl+C stops a follow as it stops a watch: 130, and the prompt is back
+        again = tab.type("kubectl logs -f speaker --tail=1")
+        assert again["stdout"] == "three\n" and again["exitCode"] in (None, 0)
+        if again["exitCode"] is None:  # the container ended: the follow ends by itself
+            kube.wait_for(lambda: tab.outputs[-1]["exitCode"] is not None)
+        assert tab.type("kubectl get pod speaker -o name")["stdout"] == "pod/speaker\n"
+    finally:
+        tab.close()
+
+
+def test_ctrl_c_stops_a_log_follow(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, yaml=SPEAKER, speed=1)
+    kube.wait_for(lambda: kube.run("logs", "speaker").stdout.startswith("one\n"))
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        first = tab.type("kubectl logs -f speaker")
+        assert (first["stdout"], first["exitCode"]) == ("one\n", None)
+        before = len(tab.outputs)
+        tab.client.emit("terminal", {"signal": "SIGINT"})
+        kube.wait_for(lambda: len(tab.outputs) > before)
+        assert tab.outputs[-1] == {"line": "kubectl logs -f speaker", "stdout": "", "stderr": "",
+                                   "exitCode": 130}  # fmt: skip
+        assert tab.type("kubectl logs speaker")["stdout"] == "one\n"
+    finally:
+        tab.close()

@@ -23,9 +23,11 @@ from typing import Any
 from flask import current_app
 
 from webapp import terminal
+from webapp.clients import current_client
 from webapp.realtime.state import Realtime, Refusal
 from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
+from webapp.terminal import api as terminal_api
 
 MAX_OUTPUT_BYTES = 512 * 1024
 MAX_STREAM_BYTES = 1024 * 1024  # what one running `-w` may print in all
@@ -125,7 +127,7 @@ def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     session = rt.joined_session(sid)
     lang = rt.lang(sid)
     stop(sid, interrupted=True, rt=rt)
-    with rt.working(session):
+    with rt.working(session), terminal_api.as_client(current_client()):
         outcome = terminal.run_line(session, line, lang)
     going = outcome.stream is not None
     _output(rt, sid, line, _bounded(outcome.stdout, lang), _bounded(outcome.stderr, lang),

@@ -11,6 +11,9 @@ A watch (`watch=true`) answers with its stream: an iterator of lines, run by the
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,6 +22,20 @@ from flask import current_app
 from webapp.engine.store.errors import ApiError
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+# Whose requests these are: the typing tab's client address, so a terminal's watches count
+# against that client's bounds (MAX_WATCHES_PER_CLIENT), never one bucket shared by all.
+_client: ContextVar[str] = ContextVar("terminal_client", default="terminal")
+
+
+@contextmanager
+def as_client(address: str) -> Iterator[None]:
+    """Requests made inside are the client `address`'s (webapp/realtime/terminal.py)."""
+    token = _client.set(address)
+    try:
+        yield
+    finally:
+        _client.reset(token)
 
 
 def request(
@@ -46,10 +63,10 @@ def request(
     with current_app.test_request_context(url, method=method, headers=headers, data=data,
                                           environ_overrides=environ):  # fmt: skip
         try:
-            response = api._dispatch(session, path.strip("/"), "terminal")
+            response = api._dispatch(session, path.strip("/"), _client.get())
         except ApiError as error:
             return error.code, error.status()
-        if response.is_streamed:  # a watch: its events, one JSON document a line
+        if response.is_streamed:  # a watch (its events, a JSON document a line) or a log follow
             return response.status_code, response.response
         text = response.get_data(as_text=True)
         try:

@@ -12,6 +12,7 @@ run(session, words) -> Outcome(stdout, stderr, exit_code)
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,11 +93,6 @@ NOT_HERE = {
     "describe": {
         "en": '"kubectl describe {kind}" is not available in this terminal yet; it describes {kinds}',
         "zh": "这个终端还不支持“kubectl describe {kind}”；它能 describe {kinds}",
-    },
-    "logs_follow": {
-        "en": "`kubectl logs -f` is not available in this terminal yet: the page's logs view "
-              "follows the container as it writes",
-        "zh": "这个终端还不支持 `kubectl logs -f`：页面的“日志”视图会随容器的输出实时更新",
     },
     "logs_owner": {
         "en": '"kubectl logs {kind}/NAME" is not available in this terminal yet; name the Pod',
@@ -629,8 +625,6 @@ LOGS_USAGE = (
 
 def logs(session: Any, words: list[str]) -> Outcome:
     parsed = parse("logs", words, LOGS_FLAGS)
-    if parsed["follow"]:
-        raise NotHere("logs_follow")
     args = parsed.args
     if not args or len(args) > 2:
         raise Failed(LOGS_USAGE)
@@ -669,12 +663,48 @@ def logs(session: Any, words: list[str]) -> Outcome:
         query["timestamps"] = "true"
     if parsed["tail"] is not None and parsed["tail"] >= 0:
         query["tailLines"] = str(parsed["tail"])
+    if parsed["follow"]:
+        return _follow_log(
+            session, f"/api/v1/namespaces/{namespace}/pods/{name}/log", query, banner
+        )
     status, body = api.request(
         session, "GET", f"/api/v1/namespaces/{namespace}/pods/{name}/log", query
     )
     if status >= 400:
         raise Failed(banner + status_error(body))
     return Outcome(body if isinstance(body, str) else json.dumps(body), banner, 0)
+
+
+def _follow_log(session: Any, path: str, query: dict[str, str], banner: str) -> Outcome:
+    """`kubectl logs -f`: the lines so far, then each new one as the container writes it,
+    until Ctrl+C or the container ends (then kubectl exits 0, as here)."""
+    stop = threading.Event()
+    status, body = api.request(session, "GET", path, {**query, "follow": "true"},
+                               environ={"playground.stopped": stop.is_set})  # fmt: skip
+    if status >= 400:
+        raise Failed(banner + status_error(body))
+    if isinstance(body, str):  # answered whole (not streamed)
+        return Outcome(body, banner, 0)
+    chunks = iter(body)
+    first = ""
+    for chunk in chunks:  # the API yields b"" first (its headers out), then the lines so far
+        if chunk:
+            first = chunk.decode("utf-8", "replace")
+            break
+
+    def stream() -> Any:
+        try:
+            for chunk in chunks:
+                if stop.is_set():
+                    return
+                if chunk:
+                    yield chunk.decode("utf-8", "replace"), ""
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+
+    return Outcome(first, banner, 0, stream=stream(), stop=stop.set)
 
 
 # -- delete, scale --------------------------------------------------------------------------
