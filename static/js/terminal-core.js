@@ -7,8 +7,9 @@ export const MAX_HISTORY = 500;
 export const LOCAL_COMMANDS = ["clear", "help", "history"];
 
 // What webapp/terminal/kubectl.py runs (COMMANDS there), in kubectl's own order of help.
-export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "version",
+export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "version",
   "api-resources", "api-versions"];
+export const ROLLOUT = ["history", "pause", "restart", "resume", "status", "undo"];
 
 // The kinds `get`/`describe`/`delete` take, as kubectl names them in `api-resources`.
 export const KINDS = ["pods", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs",
@@ -34,6 +35,7 @@ export const FLAGS = {
   exec: ["--container", "-c"],
   delete: ["--grace-period", "--now", "--force", "--selector", "-l"],
   scale: ["--replicas"],
+  rollout: ["--to-revision", "--revision", "--watch"],
   version: ["--output", "-o", "--client"],
   "api-resources": ["--output", "-o", "--namespaced", "--api-group"],
   "api-versions": [],
@@ -167,15 +169,22 @@ function candidates(words, last, names) {
   }
   if (TAKES_VALUE.has(previous)) return [];
   if (last.startsWith("-")) return [...(FLAGS[sub] || []), ...COMMON];
-  const args = positional.slice(1);
+  let args = positional.slice(1);
+  if (sub === "rollout") {
+    if (!args.length) return ROLLOUT;
+    args = args.slice(1);
+  }
   if (sub === "logs" || sub === "exec") return args.length ? [] : names.pods;
-  if (!["get", "describe", "delete", "scale"].includes(sub)) return [];
+  if (!["get", "describe", "delete", "scale", "rollout"].includes(sub)) return [];
   if (last.includes("/")) {
     const [kind] = last.split("/");
     const key = ALIASES[kind];
     return key ? (names[key] || []).map((n) => `${kind}/${n}`) : [];
   }
-  if (!args.length) return sub === "scale" ? ["deployments", "replicasets", "statefulsets"] : KINDS;
+  if (!args.length) {
+    if (sub === "scale") return ["deployments", "replicasets", "statefulsets"];
+    return sub === "rollout" ? ["deployments", "statefulsets", "daemonsets"] : KINDS;
+  }
   if (args[0].includes("/") || args[0].includes(",")) return [];
   const key = ALIASES[args[0]];
   return key ? names[key] || [] : [];

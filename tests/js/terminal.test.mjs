@@ -57,6 +57,11 @@ test("Tab completes kinds and the names the page knows, in both of kubectl's for
   assert.equal(tab("kubectl describe deploy/w").line, "kubectl describe deploy/web ");
   assert.equal(tab("kubectl scale deploy w").line, "kubectl scale deploy web ");
   assert.equal(tab("kubectl logs liv").line, "kubectl logs liveness-exec ");
+  assert.equal(tab("kubectl roll").line, "kubectl rollout ");
+  assert.equal(tab("kubectl rollout re").line, "kubectl rollout res");
+  assert.deepEqual(tab("kubectl rollout res").options, ["restart", "resume"]);
+  assert.equal(tab("kubectl rollout undo dep").line, "kubectl rollout undo deployments ");
+  assert.equal(tab("kubectl rollout status deploy/").line, "kubectl rollout status deploy/web ");
   assert.equal(tab("kubectl exec liveness-exec -c l").line, "kubectl exec liveness-exec -c liveness ");
   assert.deepEqual(tab("kubectl logs web-7d4b9-abcde -c ").options, ["log-shipper", "nginx"]);
   // nothing to offer: the line is left as it is

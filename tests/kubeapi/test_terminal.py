@@ -88,6 +88,14 @@ SAME = [
     "delete pod nope",
     "gett pods",
     "foo",
+    "rollout status deploy/web",
+    "rollout status deployment web",
+    "rollout history deploy/web",
+    "rollout history deploy/nope",
+    "rollout undo deploy/web",
+    "rollout pause deploy/nope",
+    "rollout resume deploy/web",
+    "rollout foo deploy/web",
 ]
 
 
@@ -386,5 +394,62 @@ def test_ctrl_c_stops_a_log_follow(live_server: Any, tmp_path: Any) -> None:
         assert tab.outputs[-1] == {"line": "kubectl logs -f speaker", "stdout": "", "stderr": "",
                                    "exitCode": 130}  # fmt: skip
         assert tab.type("kubectl logs speaker")["stdout"] == "one\n"
+    finally:
+        tab.close()
+
+
+def _same_as_kubectl(kube: Kube, tab: Tab, line: str) -> dict[str, Any]:
+    answer = tab.type(f"kubectl {line}")
+    stdout, stderr, code = _kubectl(kube, line)
+    assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (stdout, stderr, code), line
+    return answer
+
+
+def test_rollout_restart_status_history_undo_pause_resume(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        restarted = tab.type("kubectl rollout restart deploy/web")
+        assert (restarted["stdout"], restarted["exitCode"]) == (
+            "deployment.apps/web restarted\n",
+            0,
+        )
+        # `rollout status` goes on until the new ReplicaSet has taken over, as kubectl's does
+        first = tab.type("kubectl rollout status deploy/web")
+        assert first["exitCode"] is None and first["stdout"].startswith(
+            'Waiting for deployment "web" rollout to finish: '
+        ), first
+        tab.client.emit("clock", {"op": "play"})
+
+        def status_lines() -> list[dict[str, Any]]:
+            return [o for o in tab.outputs if o["line"] == "kubectl rollout status deploy/web"]
+
+        kube.wait_for(lambda: status_lines()[-1]["exitCode"] is not None, timeout=90)
+        text = "".join(o["stdout"] for o in status_lines())
+        assert text.endswith('deployment "web" successfully rolled out\n'), text
+        assert status_lines()[-1]["exitCode"] == 0
+        tab.pause()
+        _same_as_kubectl(kube, tab, "rollout status deploy/web")
+        _same_as_kubectl(kube, tab, "rollout history deploy/web")  # revisions 1 and 2
+        undo = tab.type("kubectl rollout undo deploy/web")
+        assert (undo["stdout"], undo["exitCode"]) == ("deployment.apps/web rolled back\n", 0), undo
+        tab.client.emit("clock", {"op": "play"})
+        done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+        assert done.returncode == 0, done.stderr
+        tab.pause()
+        _same_as_kubectl(kube, tab, "rollout history deploy/web")  # 2 and 3: 1 came back as 3
+        _same_as_kubectl(kube, tab, "rollout undo deploy/web --to-revision=3")  # skipped
+        _same_as_kubectl(kube, tab, "rollout undo deploy/web --to-revision=9")
+        paused = tab.type("kubectl rollout pause deploy/web")
+        assert (paused["stdout"], paused["exitCode"]) == ("deployment.apps/web paused\n", 0)
+        _same_as_kubectl(kube, tab, "rollout pause deploy/web")  # already
+        _same_as_kubectl(kube, tab, "rollout restart deploy/web")  # refused while paused
+        _same_as_kubectl(kube, tab, "rollout undo deploy/web")  # refused while paused
+        resumed = tab.type("kubectl rollout resume deploy/web")
+        assert (resumed["stdout"], resumed["exitCode"]) == ("deployment.apps/web resumed\n", 0)
+        _same_as_kubectl(kube, tab, "rollout resume deploy/web")  # already
     finally:
         tab.close()

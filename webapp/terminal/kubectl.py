@@ -71,9 +71,9 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, exec, delete, scale, version, api-resources and api-versions",
+              "logs, exec, delete, scale, rollout, version, api-resources and api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、version、api-resources 和 api-versions",
+              "scale、rollout、version、api-resources 和 api-versions",
     },
     "kyaml": {
         "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
@@ -103,6 +103,22 @@ NOT_HERE = {
               "run one command: kubectl exec POD -- COMMAND",
         "zh": "这个终端还不支持 `kubectl exec -i/-t`（交互式 shell）；请一次运行一条命令："
               "kubectl exec Pod -- 命令",
+    },
+    "rollout_kind": {
+        "en": '"kubectl rollout {sub} {kind}" is not available in this terminal yet; it rolls out '
+              "deployments (status also statefulsets, restart also statefulsets and daemonsets)",
+        "zh": "这个终端还不支持“kubectl rollout {sub} {kind}”；它支持 deployments"
+              "（status 也支持 statefulsets，restart 也支持 statefulsets 和 daemonsets）",
+    },
+    "rollout_help": {
+        "en": "`kubectl rollout` needs what to do: status, history, undo, restart, pause or resume "
+              "(e.g. kubectl rollout status deploy/web)",
+        "zh": "`kubectl rollout` 需要子命令：status、history、undo、restart、pause 或 resume"
+              "（例如 kubectl rollout status deploy/web）",
+    },
+    "rollout_revision": {
+        "en": "`kubectl rollout history --revision` is not available in this terminal yet",
+        "zh": "这个终端还不支持 `kubectl rollout history --revision`",
     },
     "exec_owner": {
         "en": "`kubectl exec TYPE/NAME` is not available in this terminal yet; name the Pod",
@@ -923,6 +939,235 @@ def api_resources(session: Any, words: list[str]) -> Outcome:
     return Outcome(writer.flush())
 
 
+# -- rollout --------------------------------------------------------------------------------
+
+ROLLOUT_SUBCOMMANDS = ("history", "pause", "restart", "resume", "status", "undo")
+ROLLOUT_FLAGS = {
+    "status": (Flag("watch", "w", "bool", True), Flag("revision", kind="int", default=0),
+               Flag("timeout", default="0s")),
+    "history": (Flag("revision", kind="int", default=0),),
+    "undo": (Flag("to-revision", kind="int", default=0),),
+    "restart": (),
+    "pause": (),
+    "resume": (),
+}  # fmt: skip
+# kubectl's polymorphichelpers: who may be paused, restarted, rolled back
+ROLLOUT_KINDS = {
+    "status": ("Deployment", "StatefulSet"),
+    "history": ("Deployment",),
+    "undo": ("Deployment",),
+    "restart": ("Deployment", "StatefulSet", "DaemonSet"),
+    "pause": ("Deployment",),
+    "resume": ("Deployment",),
+}
+# The annotations `rollout undo` keeps from the Deployment, not from the ReplicaSet
+UNDO_SKIPPED_ANNOTATIONS = (
+    "kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision",
+    "deployment.kubernetes.io/revision-history", "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas", "deprecated.deployment.rollback.to",
+)  # fmt: skip
+
+
+def rollout(session: Any, words: list[str]) -> Outcome:
+    if not words or words[0].startswith("-"):
+        raise NotHere("rollout_help")
+    if words[0] not in ROLLOUT_SUBCOMMANDS:
+        raise Failed(f'error: unknown command "{" ".join(words)}"\n'
+                     "See 'kubectl rollout -h' for help and examples\n")  # fmt: skip
+    sub = words[0]
+    parsed = parse(f"rollout {sub}", words[1:], ROLLOUT_FLAGS[sub])
+    targets = _targets(parsed.args)
+    if not targets or not targets[0][1]:
+        raise Failed("error: required resource not specified\n" if not targets else
+                     "error: resource(s) were provided, but no name was specified\n")  # fmt: skip
+    namespace = _namespace(parsed)
+    out: list[str] = []
+    errors: list[str] = []
+    for res, names in targets:
+        if res.kind not in ROLLOUT_KINDS[sub]:
+            raise NotHere("rollout_kind", sub=sub, kind=res.plural)
+        for name in names:
+            path = f"{_collection(res, namespace)}/{name}"
+            status, obj = api.request(session, "GET", path)
+            if status >= 400:
+                errors.append(status_error(obj))
+                continue
+            if sub == "status":
+                return _rollout_status(session, res, obj, parsed)
+            try:
+                out.append(ROLLOUT_ACTIONS[sub](session, res, obj, path, parsed))
+            except Failed as error:
+                errors.append(error.text)
+    return Outcome("".join(out), "".join(errors), 1 if errors else 0)
+
+
+def _quoted(res: Resource, name: str) -> str:
+    """`deployments.apps "web"`: how kubectl's rollout errors name an object."""
+    return f'{res.plural}{"." + res.group if res.group else ""} "{name}"'
+
+
+def _patched(session: Any, path: str, patch: Any, kind: str) -> None:
+    status, answer = api.request(session, "PATCH", path, body=patch, content_type=kind)
+    if status >= 400:
+        raise Failed(status_error(answer))
+
+
+def _rollout_restart(session: Any, res: Resource, obj: dict, path: str, parsed: Parsed) -> str:
+    name = obj["metadata"]["name"]
+    if (obj.get("spec") or {}).get("paused"):
+        raise Failed(f"error: {_quoted(res, name)} can't restart paused deployment "
+                     "(run rollout resume first)\n")  # fmt: skip
+    from webapp.engine.core.timefmt import rfc3339
+
+    # kubectl writes its machine's time.Now(); here the session's clock (the page's)
+    at = rfc3339(int(session.sim.now_ms))
+    patch = {"spec": {"template": {"metadata": {"annotations": {
+        "kubectl.kubernetes.io/restartedAt": at}}}}}  # fmt: skip
+    _patched(session, path, patch, "application/strategic-merge-patch+json")
+    return f"{_prefix(res)}/{name} restarted\n"
+
+
+def _rollout_pause(session: Any, res: Resource, obj: dict, path: str, parsed: Parsed,
+                   *, paused: bool = True) -> str:  # fmt: skip
+    name = obj["metadata"]["name"]
+    if bool((obj.get("spec") or {}).get("paused")) == paused:
+        raise Failed(f"error: {_quoted(res, name)} is {'already' if paused else 'not'} paused\n")
+    _patched(session, path, {"spec": {"paused": paused}}, "application/strategic-merge-patch+json")
+    return f"{_prefix(res)}/{name} {'paused' if paused else 'resumed'}\n"
+
+
+def _rollout_resume(session: Any, res: Resource, obj: dict, path: str, parsed: Parsed) -> str:
+    return _rollout_pause(session, res, obj, path, parsed, paused=False)
+
+
+def _revision(obj: dict) -> int:
+    try:
+        return int(((obj.get("metadata") or {}).get("annotations") or {})
+                   .get("deployment.kubernetes.io/revision", "0"))  # fmt: skip
+    except ValueError:
+        return 0
+
+
+def _replica_sets_of(session: Any, deployment: dict, namespace: str) -> list[dict]:
+    status, listed = api.request(
+        session, "GET", f"/apis/apps/v1/namespaces/{namespace}/replicasets"
+    )
+    if status >= 400:
+        raise Failed(status_error(listed))
+    return [rs for rs in listed.get("items") or [] if _owned_by(rs, deployment)]
+
+
+def _rollout_history(session: Any, res: Resource, obj: dict, path: str, parsed: Parsed) -> str:
+    namespace = obj["metadata"].get("namespace") or "default"
+    owned = _replica_sets_of(session, obj, namespace)
+    if parsed["revision"]:
+        raise NotHere("rollout_revision")
+    return kubectl_workloads.rollout_history(obj["metadata"]["name"], owned)
+
+
+def _without_hash(template: dict) -> dict:
+    template = json.loads(json.dumps(template))
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    labels.pop("pod-template-hash", None)
+    return template
+
+
+def _rollout_undo(session: Any, res: Resource, obj: dict, path: str, parsed: Parsed) -> str:
+    """kubectl's DeploymentRollbacker: the previous revision's template (or --to-revision's)
+    written back with a JSON patch, with that ReplicaSet's annotations."""
+    name = obj["metadata"]["name"]
+    namespace = obj["metadata"].get("namespace") or "default"
+    if (obj.get("spec") or {}).get("paused"):
+        raise Failed("error: you cannot rollback a paused deployment; resume it first with "
+                     "'kubectl rollout resume' and try again\n")  # fmt: skip
+    owned = {_revision(rs): rs for rs in _replica_sets_of(session, obj, namespace)}
+    to = parsed["to-revision"]
+    if to:
+        chosen = owned.get(to)
+        if chosen is None:
+            raise Failed(f"error: unable to find specified revision {to} in history\n")
+    else:
+        current = _revision(obj)
+        earlier = [r for r in owned if r < current] if current else sorted(owned)[:-1]
+        if not earlier:
+            raise Failed(f'error: no rollout history found for deployment "{name}"\n')
+        to = max(earlier)
+        chosen = owned[to]
+    template = _without_hash((chosen.get("spec") or {}).get("template") or {})
+    if template == _without_hash((obj.get("spec") or {}).get("template") or {}):
+        return (f"{_prefix(res)}/{name} skipped rollback (current template already matches "
+                f"revision {to})\n")  # fmt: skip
+    mine = obj["metadata"].get("annotations") or {}
+    annotations = {k: mine[k] for k in UNDO_SKIPPED_ANNOTATIONS if k in mine}
+    for key, value in ((chosen.get("metadata") or {}).get("annotations") or {}).items():
+        if key not in UNDO_SKIPPED_ANNOTATIONS:
+            annotations[key] = value
+    patch = [{"op": "replace", "path": "/spec/template", "value": template},
+             {"op": "replace", "path": "/metadata/annotations", "value": annotations}]  # fmt: skip
+    _patched(session, path, patch, "application/json-patch+json")
+    return f"{_prefix(res)}/{name} rolled back\n"
+
+
+ROLLOUT_ACTIONS = {
+    "restart": _rollout_restart,
+    "pause": _rollout_pause,
+    "resume": _rollout_resume,
+    "history": _rollout_history,
+    "undo": _rollout_undo,
+}
+
+
+def _rollout_status(session: Any, res: Resource, obj: dict, parsed: Parsed) -> Outcome:
+    """`kubectl rollout status`: the status viewer's line for the object now and, while it
+    is not done (and --watch), for every version the watch brings, until it is."""
+    revision = parsed["revision"]
+
+    def line_of(version: dict) -> tuple[str, bool, bool]:
+        text, done = kubectl_workloads.rollout_status_transcript(res.kind, [version], revision)
+        return text, done, text.startswith("error: ")
+
+    text, done, failed = line_of(obj)
+    if failed:
+        return Outcome("", text, 1)
+    if done or not parsed["watch"]:
+        return Outcome(text, "", 0)
+    name = obj["metadata"]["name"]
+    namespace = obj["metadata"].get("namespace") or "default"
+    stop = threading.Event()
+    query = {"watch": "true", "fieldSelector": f"metadata.name={name}",
+             "resourceVersion": obj["metadata"].get("resourceVersion", "")}  # fmt: skip
+    status, body = api.request(session, "GET", _collection(res, namespace), query,
+                               environ={"playground.stopped": stop.is_set})  # fmt: skip
+    if status >= 400:
+        raise Failed(status_error(body))
+
+    def stream() -> Any:
+        try:
+            for raw in body:
+                if stop.is_set() or not raw:
+                    if stop.is_set():
+                        return
+                    continue
+                event = json.loads(raw)
+                if event.get("type") == "ERROR":
+                    yield "", status_error(event.get("object"))
+                    return
+                if event.get("type") == "DELETED":
+                    yield "", "error: object has been deleted\n"
+                    return
+                if event.get("type") == "MODIFIED":
+                    text, done, failed = line_of(event["object"])
+                    yield ("", text) if failed else (text, "")
+                    if done or failed:
+                        return
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+
+    return Outcome(text, "", 0, stream=stream(), stop=stop.set)
+
+
 HANDLERS = {
     "get": get,
     "describe": describe,
@@ -930,6 +1175,7 @@ HANDLERS = {
     "exec": exec_command,
     "delete": delete,
     "scale": scale,
+    "rollout": rollout,
     "version": version,
     "api-versions": api_versions_command,
     "api-resources": api_resources,
