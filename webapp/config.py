@@ -25,6 +25,9 @@ DEFAULTS: dict[str, Any] = {
     # on its worker's poller, without a thread (0: every response closes its connection;
     # at most 300).
     "SERVER_KEEPALIVE_SECONDS": 15.0,
+    # gunicorn's worker timeout: a worker whose main loop is silent this long is killed
+    # and replaced by the arbiter (a frozen or wedged process; 10 to 3600).
+    "SERVER_WORKER_TIMEOUT_SECONDS": 30,
     # Operations (webapp/metrics.py, webapp/logs.py): /metrics answers loopback clients,
     # and anyone with `Authorization: Bearer <METRICS_TOKEN>` when it is set.
     "METRICS_TOKEN": None,
@@ -128,6 +131,7 @@ _ENV_INTS = (
     "CLASS_NAMES_PER_CONNECTION_PER_MINUTE",
     "CLASS_CODE_MISSES_PER_MINUTE",
     "CLASS_PIN_TRIES_PER_MINUTE",
+    "SERVER_WORKER_TIMEOUT_SECONDS",
 )
 _ENV_FLOATS = (
     "SERVER_KEEPALIVE_SECONDS",

@@ -370,7 +370,8 @@ def gunicorn_settings(
         # The request line (a URL with a long label selector) and head: gunicorn's
         # largest line; past it 414 in the Status shape (PlaygroundWorker.handle_error).
         "limit_request_line": LIMIT_REQUEST_LINE,
-        "timeout": 30,  # a worker silent that long (its main loop, not a request) is killed
+        # a worker silent that long (its main loop, not a request) is killed
+        "timeout": worker_timeout_seconds(config.get("SERVER_WORKER_TIMEOUT_SECONDS", 30)),
         "graceful_timeout": int(DRAIN_SECONDS) + 5,
         # X-Forwarded-Proto (the scheme Socket.IO's same-origin check compares) is believed
         # from the trusted proxies only; the client address is ours (webapp/clients.py).
@@ -401,6 +402,16 @@ def keepalive_seconds(value: Any) -> float:
         raise ValueError(
             f"SERVER_KEEPALIVE_SECONDS must be between 0 and {KEEPALIVE_MAX_SECONDS:g}, "
             f"not {value!r}"
+        )
+    return seconds
+
+
+def worker_timeout_seconds(value: Any) -> int:
+    """SERVER_WORKER_TIMEOUT_SECONDS, checked: 10 to 3600 whole seconds."""
+    seconds = int(value)
+    if not 10 <= seconds <= 3600:
+        raise ValueError(
+            f"SERVER_WORKER_TIMEOUT_SECONDS must be between 10 and 3600, not {value!r}"
         )
     return seconds
 

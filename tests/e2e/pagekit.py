@@ -52,13 +52,16 @@ def collect_errors(page: Page) -> list[str]:
 
 
 EDITOR_LOADED = "#yaml-editor .cm-content"
+# CodeMirror's first load: a 368 KB module that a checkout compresses (brotli 11, about 0.8 s
+# of CPU) on its first request; on a loaded CI machine that is more than expect's 5 s.
+EDITOR_LOADS_MS = 30_000
 
 
 def open_editor(page: Page) -> None:
     """Click into the YAML editor as a learner does: until first used it is a plain text area
     (static/js/editor.js), and the click loads CodeMirror in its place, focused."""
     page.locator("#yaml-editor textarea.cm-plain, #yaml-editor .cm-content").first.click()
-    expect(page.locator(EDITOR_LOADED)).to_be_visible()
+    expect(page.locator(EDITOR_LOADED)).to_be_visible(timeout=EDITOR_LOADS_MS)
     page.locator(EDITOR_LOADED).click()
 
 
@@ -66,7 +69,7 @@ def load_editor(page: Page) -> None:
     """CodeMirror in the editor's place without moving the focus (what an error to underline
     or a line to go to does), for tests that measure or click its lines."""
     page.evaluate("() => import('/static/js/editor.js').then((m) => m.upgrade()).then(() => true)")
-    expect(page.locator(EDITOR_LOADED)).to_be_visible()
+    expect(page.locator(EDITOR_LOADED)).to_be_visible(timeout=EDITOR_LOADS_MS)
 
 
 def editor_value(page: Page) -> str:

@@ -26,6 +26,10 @@ pytestmark = pytest.mark.slow
 
 TABS = 50
 SCENARIO = "crash-loop-backoff"
+# A test freezes a worker (SIGSTOP) while 50 tabs connect to the other: on a loaded machine
+# that takes longer than gunicorn's 30 s worker timeout, after which the arbiter kills the
+# frozen worker (CI's ProcessLookupError). Here the timeout outlasts any such wait.
+FROZEN_OK = {"PLAYGROUND_SERVER_WORKER_TIMEOUT_SECONDS": "600"}
 
 
 @pytest.fixture
@@ -34,7 +38,7 @@ def stack(tmp_path: Path) -> Iterator[dict[str, object]]:
     parts: dict[str, object] = {}
     try:
         parts["redis"] = Redis(tmp_path / "redis")
-        parts["playground"] = Playground(tmp_path / "playground", parts["redis"].url)  # type: ignore[attr-defined]
+        parts["playground"] = Playground(tmp_path / "playground", parts["redis"].url, env=FROZEN_OK)  # type: ignore[attr-defined]
         parts["nginx"] = Nginx(tmp_path / "nginx", parts["playground"].port)  # type: ignore[attr-defined]
         yield parts
     finally:
@@ -158,7 +162,8 @@ def test_sigterm_and_restart_of_everything_with_50_tabs(
         redis.stop()
         # ... and start it all again on the same ports and folders.
         stack["redis"] = Redis(redis.folder, port=redis.port)
-        stack["playground"] = Playground(tmp_path / "playground", redis.url, port=playground.port)
+        stack["playground"] = Playground(tmp_path / "playground", redis.url, port=playground.port,
+                                         env=FROZEN_OK)  # fmt: skip
         stack["nginx"] = Nginx(tmp_path / "nginx", playground.port, port=nginx.port)
         for i, tab in enumerate(tabs):
             tab.wait(lambda t, i=i: len(t.snapshots) > before[i]["snapshots"])
