@@ -7,8 +7,8 @@ export const MAX_HISTORY = 500;
 export const LOCAL_COMMANDS = ["clear", "help", "history"];
 
 // What webapp/terminal/kubectl.py runs (COMMANDS there), in kubectl's own order of help.
-export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "version",
-  "api-resources", "api-versions"];
+export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "cordon",
+  "uncordon", "version", "api-resources", "api-versions"];
 export const ROLLOUT = ["history", "pause", "restart", "resume", "status", "undo"];
 
 // The kinds `get`/`describe`/`delete` take, as kubectl names them in `api-resources`.
@@ -36,6 +36,8 @@ export const FLAGS = {
   delete: ["--grace-period", "--now", "--force", "--selector", "-l"],
   scale: ["--replicas"],
   rollout: ["--to-revision", "--revision", "--watch"],
+  cordon: [],
+  uncordon: [],
   version: ["--output", "-o", "--client"],
   "api-resources": ["--output", "-o", "--namespaced", "--api-group"],
   "api-versions": [],
@@ -175,6 +177,7 @@ function candidates(words, last, names) {
     args = args.slice(1);
   }
   if (sub === "logs" || sub === "exec") return args.length ? [] : names.pods;
+  if (sub === "cordon" || sub === "uncordon") return args.length ? [] : names.nodes;
   if (!["get", "describe", "delete", "scale", "rollout"].includes(sub)) return [];
   if (last.includes("/")) {
     const [kind] = last.split("/");

@@ -453,3 +453,37 @@ def test_rollout_restart_status_history_undo_pause_resume(live_server: Any, tmp_
         _same_as_kubectl(kube, tab, "rollout resume deploy/web")  # already
     finally:
         tab.close()
+
+
+def test_cordon_and_uncordon(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        _same_as_kubectl(kube, tab, "cordon nope")
+        _same_as_kubectl(kube, tab, "cordon")
+        _same_as_kubectl(kube, tab, "uncordon node-1")  # already
+        assert tab.type("kubectl cordon node-1")["stdout"] == "node/node-1 cordoned\n"
+        _same_as_kubectl(kube, tab, "cordon node-1")  # already
+        _same_as_kubectl(kube, tab, "get nodes")  # Ready,SchedulingDisabled
+        assert tab.type("kubectl uncordon node-1")["stdout"] == "node/node-1 uncordoned\n"
+        _same_as_kubectl(kube, tab, "get nodes")
+    finally:
+        tab.close()
+
+
+def test_cordon_of_a_pod_scenario_is_refused_as_kubectl_words_it(
+    live_server: Any, tmp_path: Any
+) -> None:
+    kube = make_session(live_server, tmp_path, scenario="plain-pod", speed=20)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        assert tab.type("kubectl cordon node-1") == {
+            "line": "kubectl cordon node-1", "stdout": "",
+            "stderr": 'error: unable to cordon node "node-1": patch is not supported on resources of kind "nodes"\n',
+            "exitCode": 1,
+        }  # fmt: skip
+        _same_as_kubectl(kube, tab, "uncordon node-1")  # already: no write asked
+    finally:
+        tab.close()

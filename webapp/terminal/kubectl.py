@@ -71,9 +71,10 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, exec, delete, scale, rollout, version, api-resources and api-versions",
+              "logs, exec, delete, scale, rollout, cordon, uncordon, version, api-resources and "
+              "api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、version、api-resources 和 api-versions",
+              "scale、rollout、cordon、uncordon、version、api-resources 和 api-versions",
     },
     "kyaml": {
         "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
@@ -1168,6 +1169,41 @@ def _rollout_status(session: Any, res: Resource, obj: dict, parsed: Parsed) -> O
     return Outcome(text, "", 0, stream=stream(), stop=stop.set)
 
 
+# -- cordon, uncordon -----------------------------------------------------------------------
+
+
+def _cordon(session: Any, words: list[str], *, on: bool) -> Outcome:
+    verb = "cordon" if on else "uncordon"
+    parsed = parse(verb, words, ())
+    if len(parsed.args) != 1:
+        raise Failed(
+            f"error: USAGE: {verb} NODE [flags]\nSee 'kubectl {verb} -h' for help and examples\n"
+        )
+    name = parsed.args[0]
+    status, node = api.request(session, "GET", f"/api/v1/nodes/{name}")
+    if status >= 400:
+        raise Failed(status_error(node))
+    done = "cordoned" if on else "uncordoned"
+    if bool((node.get("spec") or {}).get("unschedulable")) == on:
+        return Outcome(f"node/{name} already {done}\n")
+    status, answer = api.request(session, "PATCH", f"/api/v1/nodes/{name}",
+                                 body={"spec": {"unschedulable": True if on else None}},
+                                 content_type="application/strategic-merge-patch+json")  # fmt: skip
+    if status >= 400:
+        raise Failed(
+            f'error: unable to {verb} node "{name}": {(answer or {}).get("message", "")}\n'
+        )
+    return Outcome(f"node/{name} {done}\n")
+
+
+def cordon(session: Any, words: list[str]) -> Outcome:
+    return _cordon(session, words, on=True)
+
+
+def uncordon(session: Any, words: list[str]) -> Outcome:
+    return _cordon(session, words, on=False)
+
+
 HANDLERS = {
     "get": get,
     "describe": describe,
@@ -1176,6 +1212,8 @@ HANDLERS = {
     "delete": delete,
     "scale": scale,
     "rollout": rollout,
+    "cordon": cordon,
+    "uncordon": uncordon,
     "version": version,
     "api-versions": api_versions_command,
     "api-resources": api_resources,
