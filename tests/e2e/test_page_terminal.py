@@ -114,6 +114,15 @@ def real_kubectl(kubeconfig: Path, tmp_path: Path, line: str) -> dict[str, str]:
     return {"stdout": ran.stdout, "stderr": stderr, "code": str(ran.returncode)}
 
 
+def paused_at(page: Page, scenario: str, seconds: float) -> None:
+    """The scenario played at 10x to `seconds`, then paused, and the Terminal tab open."""
+    open_scenario(page, scenario)
+    play(page, "10")
+    wait_until_now(page, seconds)
+    pause(page)
+    open_terminal(page)
+
+
 def open_terminal(page: Page) -> None:
     page.click("#tab-terminal")
     expect(page.locator("#terminal-input")).to_be_focused()
@@ -127,12 +136,8 @@ def kubectl_installed() -> None:
 
 @pytest.mark.usefixtures("kubectl_installed")
 def test_typed_lines_show_what_the_real_kubectl_prints(page: Page, tmp_path: Path) -> None:
-    open_scenario(page, "drain-with-pdb")
-    play(page, "10")
-    wait_until_now(page, 12)
-    pause(page)
+    paused_at(page, "drain-with-pdb", 12)
     kubeconfig = kubeconfig_for(page, tmp_path)
-    open_terminal(page)
     assert len(LINES) >= 40
     differ = []
     for line in LINES:
@@ -151,11 +156,7 @@ def test_typed_lines_show_what_the_real_kubectl_prints(page: Page, tmp_path: Pat
 
 @pytest.mark.usefixtures("kubectl_installed")
 def test_a_typed_scale_is_the_pages_and_kubectls_own(page: Page, tmp_path: Path) -> None:
-    open_scenario(page, "drain-with-pdb")
-    play(page, "10")
-    wait_until_now(page, 5)
-    pause(page)
-    open_terminal(page)
+    paused_at(page, "drain-with-pdb", 5)
     assert typed(page, "kubectl scale deploy/web --replicas=5") == {
         "stdout": "deployment.apps/web scaled\n", "stderr": "", "code": "0",
     }  # fmt: skip

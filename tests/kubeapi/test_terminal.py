@@ -164,6 +164,27 @@ def _kubectl(kube: Kube, line: str) -> tuple[str, str, int]:
     return ran.stdout, stderr, ran.returncode
 
 
+def rolled_out(live_server: Any, tmp_path: Any) -> tuple[Kube, Tab]:
+    """A session of CLUSTER whose Deployment has rolled out, and a tab on it, paused."""
+    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+    except BaseException:
+        tab.close()
+        raise
+    return kube, tab
+
+
+def _same_as_kubectl(kube: Kube, tab: Tab, line: str) -> dict[str, Any]:
+    answer = tab.type(f"kubectl {line}")
+    stdout, stderr, code = _kubectl(kube, line)
+    assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (stdout, stderr, code), line
+    return answer
+
+
 @pytest.mark.parametrize("line", SAME)
 def test_the_terminal_prints_what_kubectl_prints(paused: tuple[Kube, Tab], line: str) -> None:
     kube, tab = paused
@@ -203,21 +224,14 @@ def test_logs_of_a_crashed_container_as_kubectl(live_server: Any, tmp_path: Any)
         for line in ("logs web", "logs web -c app -p", "logs web app --previous", "logs web -c side",
                      "logs pod/web -c app -p --timestamps", "logs web -c app -p --tail=1",
                      "logs web -c nope"):  # fmt: skip
-            answer = tab.type(f"kubectl {line}")
-            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(
-                kube, line
-            ), line
+            _same_as_kubectl(kube, tab, line)
     finally:
         tab.close()
 
 
 def test_writes_from_the_terminal_are_the_sessions_actions(live_server: Any, tmp_path: Any) -> None:
-    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
-    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
-    assert done.returncode == 0, done.stderr
-    tab = Tab(live_server.url, kube.info["session"])
+    kube, tab = rolled_out(live_server, tmp_path)
     try:
-        tab.pause()
         answer = tab.type("kubectl scale deploy web --replicas=2")
         assert answer == {
             "line": "kubectl scale deploy web --replicas=2",
@@ -257,10 +271,7 @@ def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_pa
         for line in ("exec web -- cat /tmp/healthy", "exec web -c app -- ls /tmp",
                      "exec web -- sh -c 'echo hi; echo oops >&2; exit 3'", "exec web -c nope -- ls",
                      "exec web", "exec web ls", "exec", "exec nope -- ls", "exec pod/web -- ls /tmp"):  # fmt: skip
-            answer = tab.type(f"kubectl {line}")
-            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == _kubectl(
-                kube, line
-            ), line
+            _same_as_kubectl(kube, tab, line)
         assert tab.type("kubectl exec web -- rm /tmp/healthy")["exitCode"] == 0
         gone = tab.type("kubectl exec web -- cat /tmp/healthy")
         assert (gone["stderr"], gone["exitCode"]) == (
@@ -280,13 +291,9 @@ def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_pa
 def test_get_watch_streams_what_kubectl_get_w_prints_until_ctrl_c(
     live_server: Any, tmp_path: Any
 ) -> None:
-    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
-    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
-    assert done.returncode == 0, done.stderr
-    tab = Tab(live_server.url, kube.info["session"])
+    kube, tab = rolled_out(live_server, tmp_path)
     real = None
     try:
-        tab.pause()
         real = kube.popen("get", "pods", "-w")
         lines: list[str] = []
         threading.Thread(
@@ -398,20 +405,9 @@ def test_ctrl_c_stops_a_log_follow(live_server: Any, tmp_path: Any) -> None:
         tab.close()
 
 
-def _same_as_kubectl(kube: Kube, tab: Tab, line: str) -> dict[str, Any]:
-    answer = tab.type(f"kubectl {line}")
-    stdout, stderr, code = _kubectl(kube, line)
-    assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (stdout, stderr, code), line
-    return answer
-
-
 def test_rollout_restart_status_history_undo_pause_resume(live_server: Any, tmp_path: Any) -> None:
-    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
-    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
-    assert done.returncode == 0, done.stderr
-    tab = Tab(live_server.url, kube.info["session"])
+    kube, tab = rolled_out(live_server, tmp_path)
     try:
-        tab.pause()
         restarted = tab.type("kubectl rollout restart deploy/web")
         assert (restarted["stdout"], restarted["exitCode"]) == (
             "deployment.apps/web restarted\n",
