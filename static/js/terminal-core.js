@@ -8,7 +8,7 @@ export const LOCAL_COMMANDS = ["clear", "help", "history"];
 
 // What webapp/terminal/kubectl.py runs (COMMANDS there), in kubectl's own order of help.
 export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "cordon",
-  "uncordon", "version", "api-resources", "api-versions"];
+  "uncordon", "drain", "version", "api-resources", "api-versions"];
 export const ROLLOUT = ["history", "pause", "restart", "resume", "status", "undo"];
 
 // The kinds `get`/`describe`/`delete` take, as kubectl names them in `api-resources`.
@@ -38,13 +38,16 @@ export const FLAGS = {
   rollout: ["--to-revision", "--revision", "--watch"],
   cordon: [],
   uncordon: [],
+  drain: ["--ignore-daemonsets", "--delete-emptydir-data", "--force", "--grace-period", "--timeout",
+    "--pod-selector", "--disable-eviction"],
   version: ["--output", "-o", "--client"],
   "api-resources": ["--output", "-o", "--namespaced", "--api-group"],
   "api-versions": [],
 };
 const OUTPUTS = { get: ["wide", "name", "yaml", "json"], version: ["json", "yaml"], "api-resources": ["wide", "name"] };
 const TAKES_VALUE = new Set(["-o", "--output", "-l", "--selector", "--field-selector", "-c", "--container",
-  "-n", "--namespace", "--tail", "--grace-period", "--replicas", "--api-group"]);
+  "-n", "--namespace", "--tail", "--grace-period", "--replicas", "--api-group", "--timeout", "--pod-selector",
+  "--to-revision", "--revision"]);
 
 /** The history of typed lines, with bash's ↑/↓ walk (the line being typed is kept). */
 export class History {
@@ -177,7 +180,7 @@ function candidates(words, last, names) {
     args = args.slice(1);
   }
   if (sub === "logs" || sub === "exec") return args.length ? [] : names.pods;
-  if (sub === "cordon" || sub === "uncordon") return args.length ? [] : names.nodes;
+  if (["cordon", "uncordon", "drain"].includes(sub)) return args.length ? [] : names.nodes;
   if (!["get", "describe", "delete", "scale", "rollout"].includes(sub)) return [];
   if (last.includes("/")) {
     const [kind] = last.split("/");

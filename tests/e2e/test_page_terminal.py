@@ -64,6 +64,8 @@ LINES = [
     "rollout history deploy/web",
     "rollout undo deploy/web",
     "rollout pause deploy/nope",
+    "drain",
+    "drain nope",
     "version",
     "version --client",
     "api-versions",

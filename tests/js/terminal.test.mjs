@@ -59,6 +59,7 @@ test("Tab completes kinds and the names the page knows, in both of kubectl's for
   assert.equal(tab("kubectl logs liv").line, "kubectl logs liveness-exec ");
   assert.equal(tab("kubectl roll").line, "kubectl rollout ");
   assert.equal(tab("kubectl uncordon n").line, "kubectl uncordon node-1 ");
+  assert.equal(tab("kubectl drain node-1 --ig").line, "kubectl drain node-1 --ignore-daemonsets ");
   assert.equal(tab("kubectl rollout re").line, "kubectl rollout res");
   assert.deepEqual(tab("kubectl rollout res").options, ["restart", "resume"]);
   assert.equal(tab("kubectl rollout undo dep").line, "kubectl rollout undo deployments ");

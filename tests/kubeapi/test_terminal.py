@@ -483,3 +483,80 @@ def test_cordon_of_a_pod_scenario_is_refused_as_kubectl_words_it(
         _same_as_kubectl(kube, tab, "uncordon node-1")  # already: no write asked
     finally:
         tab.close()
+
+
+def _finished(kube: Kube, tab: Tab, line: str, timeout: float = 90) -> dict[str, Any]:
+    """Type a line that may go on (drain's waits) and wait for its end: all it printed."""
+    first = tab.type(line)
+    if first["exitCode"] is None:
+        kube.wait_for(lambda: [o for o in tab.outputs if o["line"] == line][-1]["exitCode"] is not None,
+                      timeout=timeout)  # fmt: skip
+    mine = [o for o in tab.outputs if o["line"] == line]
+    return {"stdout": "".join(o["stdout"] for o in mine), "stderr": "".join(o["stderr"] for o in mine),
+            "exitCode": mine[-1]["exitCode"]}  # fmt: skip
+
+
+def test_drain_held_by_a_pod_disruption_budget_retries_and_times_out_as_kubectl(
+    live_server: Any, tmp_path: Any
+) -> None:
+    kube = make_session(live_server, tmp_path, scenario="drain-with-pdb", speed=10)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()  # before the scenario's own drain at 20 s: the budget allows no eviction
+        mine = _finished(kube, tab, "kubectl drain node-1 --timeout=7s")
+        assert kube.run("uncordon", "node-1").returncode == 0
+        real = kube.run("drain", "node-1", "--timeout=7s", timeout=60)
+        stderr = "\n".join(x for x in real.stderr.split("\n") if "memcache.go" not in x)
+        assert (mine["stdout"], mine["stderr"], mine["exitCode"]) == (
+            real.stdout,
+            stderr,
+            real.returncode,
+        )
+        assert (
+            "(will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."
+            in stderr
+        )
+        assert "global timeout reached: 7s" in stderr
+    finally:
+        tab.close()
+
+
+def test_drain_refuses_what_kubectl_refuses_and_force_evicts_an_unmanaged_pod(
+    live_server: Any, tmp_path: Any
+) -> None:
+    kube = make_session(live_server, tmp_path, scenario="plain-pod", speed=10)
+    kube.wait_for(lambda: "node-1" in kube.run("get", "pods", "-o", "wide").stdout)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        for line in ("drain", "drain nope", "drain node-1", "drain node-1 --timeout=x"):
+            _same_as_kubectl(kube, tab, line)  # a Pod scenario: its cordon fails, nothing changes
+        tab.client.emit("clock", {"op": "play"})
+        assert _finished(kube, tab, "kubectl drain node-1 --force --timeout=60s") == {
+            "stdout": "evicting pod default/web\npod/web evicted\nnode/node-1 drained\n",
+            "stderr": 'error: unable to cordon node "node-1": patch is not supported on resources of kind '
+            '"nodes"\nWarning: deleting Pods that declare no controller: default/web\n',
+            "exitCode": 0,
+        }  # fmt: skip  (what the real kubectl 1.37 printed for the same drain)
+    finally:
+        tab.close()
+
+
+def test_drain_of_a_daemonset_node_as_kubectl(live_server: Any, tmp_path: Any) -> None:
+    kube = make_session(live_server, tmp_path, scenario="daemonset-drain", speed=10)
+    kube.wait_for(lambda: "node-1" in kube.run("get", "pods", "-A", "-o", "wide").stdout)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        mine = tab.type("kubectl drain node-1")
+        assert kube.run("uncordon", "node-1").returncode == 0
+        _, stderr, code = _kubectl(kube, "drain node-1")
+        assert (mine["stderr"], mine["exitCode"]) == (stderr, code)
+        assert (
+            "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): kube-system/"
+            in stderr
+        )
+    finally:
+        tab.close()

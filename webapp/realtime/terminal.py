@@ -86,7 +86,8 @@ def _follow(rt: Realtime, sid: str, lang: str, running: Running, stream: Any) ->
     sent = 0
     code = 0
     try:
-        for stdout, stderr in stream:
+        for chunk in stream:
+            stdout, stderr = chunk[0], chunk[1]
             if running.interrupted:
                 break
             sent += len(stdout.encode("utf-8")) + len(stderr.encode("utf-8"))
@@ -94,8 +95,11 @@ def _follow(rt: Realtime, sid: str, lang: str, running: Running, stream: Any) ->
                 cut = STREAM_CUT.get(lang, STREAM_CUT["en"]).format(limit=MAX_STREAM_BYTES // 1024)
                 _output(rt, sid, running.line, "", cut, None)
                 break
-            _output(rt, sid, running.line, stdout, stderr, None)
-            if stderr:
+            if stdout or stderr:
+                _output(rt, sid, running.line, stdout, stderr, None)
+            if len(chunk) > 2:  # the command says how it ends (drain: retries on stderr, then 0)
+                code = chunk[2]
+            elif stderr:
                 code = 1
     finally:
         close = getattr(stream, "close", None)

@@ -49,7 +49,8 @@ class Outcome:
     exit_code: int = 0
     # A command that goes on (`get -w`): (stream, stopped) is `stream`, an iterator of
     # (stdout, stderr) chunks as its output grows, run by the caller until it ends or
-    # `stop()` is called (webapp/realtime/terminal.py).
+    # `stop()` is called (webapp/realtime/terminal.py); a chunk (stdout, stderr, code) says
+    # the exit code it ends with (else: 1 once anything went to stderr, or 0).
     stream: Any = None
     stop: Any = None
 
@@ -71,10 +72,10 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, exec, delete, scale, rollout, cordon, uncordon, version, api-resources and "
-              "api-versions",
+              "logs, exec, delete, scale, rollout, cordon, uncordon, drain, version, api-resources "
+              "and api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、cordon、uncordon、version、api-resources 和 api-versions",
+              "scale、rollout、cordon、uncordon、drain、version、api-resources 和 api-versions",
     },
     "kyaml": {
         "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
@@ -1204,6 +1205,233 @@ def uncordon(session: Any, words: list[str]) -> Outcome:
     return _cordon(session, words, on=False)
 
 
+# -- drain ----------------------------------------------------------------------------------
+
+DRAIN_FLAGS = (
+    Flag("force", kind="bool"),
+    Flag("ignore-daemonsets", kind="bool"),
+    Flag("delete-emptydir-data", kind="bool"),
+    Flag("delete-local-data", kind="bool"),
+    Flag("disable-eviction", kind="bool"),
+    Flag("grace-period", kind="int", default=-1),
+    Flag("timeout", default="0s"),
+    Flag("pod-selector"),
+)
+EVICT_RETRY_SECONDS = 5.0  # kubectl's EvictErrorRetryDelay (wall time, as kubectl sleeps)
+WAIT_POLL_SECONDS = 1.0  # waitForDelete's interval
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_go_duration(text: str) -> float | None:
+    """Go's time.ParseDuration ("20s", "1m30s", "0"), in seconds; None when it is not one."""
+    import re
+
+    if text == "0":
+        return 0.0
+    parts = re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    return sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
+
+
+def go_duration(seconds: float) -> str:
+    """Go's Duration.String() for whole seconds: 20s, 1m0s, 1h2m3s."""
+    whole = int(seconds)
+    if whole == 0:
+        return "0s"
+    h, rest = divmod(whole, 3600)
+    m, sec = divmod(rest, 60)
+    if h:
+        return f"{h}h{m}m{sec}s"
+    if m:
+        return f"{m}m{sec}s"
+    return f"{sec}s"
+
+
+def _aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one message, or [a, b]."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def _grouped(found: dict[str, list[str]]) -> list[str]:
+    return [f"{message}: {', '.join(pods)}" for message, pods in found.items()]
+
+
+def _drain_filters(pods: list[dict], parsed: Parsed) -> tuple[list[dict], list[str], list[str]]:
+    """kubectl's drain filters, in its order: (pods to evict, errors, warnings)."""
+    evict: list[dict] = []
+    errors: dict[str, list[str]] = {}
+    warnings: dict[str, list[str]] = {}
+    empty_dir_ok = parsed["delete-emptydir-data"] or parsed["delete-local-data"]
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        where = f"{meta.get('namespace', 'default')}/{meta.get('name')}"
+        phase = (pod.get("status") or {}).get("phase")
+        finished = phase in ("Succeeded", "Failed")
+        owner = next((r for r in meta.get("ownerReferences") or [] if r.get("controller")), None)
+        if owner is not None and owner.get("kind") == "DaemonSet":
+            if parsed["ignore-daemonsets"]:
+                warnings.setdefault("ignoring DaemonSet-managed Pods", []).append(where)
+            else:
+                errors.setdefault("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to "
+                                  "ignore)", []).append(where)  # fmt: skip
+            continue
+        if "kubernetes.io/config.mirror" in (meta.get("annotations") or {}):
+            continue
+        volumes = (pod.get("spec") or {}).get("volumes") or []
+        if not finished and any("emptyDir" in v for v in volumes):
+            if not empty_dir_ok:
+                errors.setdefault("cannot delete Pods with local storage (use --delete-emptydir-data "
+                                  "to override)", []).append(where)  # fmt: skip
+                continue
+            warnings.setdefault("deleting Pods with local storage", []).append(where)
+        if owner is None and not finished:
+            if not parsed["force"]:
+                errors.setdefault("cannot delete Pods that declare no controller (use --force to "
+                                  "override)", []).append(where)  # fmt: skip
+                continue
+            warnings.setdefault("deleting Pods that declare no controller", []).append(where)
+        evict.append(pod)
+    return evict, _grouped(errors), _grouped(warnings)
+
+
+def drain(session: Any, words: list[str]) -> Outcome:
+    """`kubectl drain NODE`: cordon, then evict every Pod its filters let go, retrying a
+    PodDisruptionBudget's 429 every 5 s and waiting for each Pod to be gone, as kubectl's
+    drain helper does; the waits go on in the stream (Ctrl+C stops them)."""
+    parsed = parse("drain", words, DRAIN_FLAGS)
+    if len(parsed.args) != 1:
+        raise Failed(
+            "error: USAGE: drain NODE [flags]\nSee 'kubectl drain -h' for help and examples\n"
+        )
+    timeout = parse_go_duration(parsed["timeout"])
+    if timeout is None:
+        raise Failed(f'error: invalid argument "{parsed["timeout"]}" for "--timeout" flag: '
+                     f'time: invalid duration "{parsed["timeout"]}"\n'
+                     "See 'kubectl drain --help' for usage.\n")  # fmt: skip
+    name = parsed.args[0]
+    status, node = api.request(session, "GET", f"/api/v1/nodes/{name}")
+    if status >= 400:
+        raise Failed(status_error(node))
+    out: list[str] = []
+    err: list[str] = []
+    if (node.get("spec") or {}).get("unschedulable"):
+        out.append(f"node/{name} already cordoned\n")
+    else:
+        status, answer = api.request(session, "PATCH", f"/api/v1/nodes/{name}",
+                                     body={"spec": {"unschedulable": True}},
+                                     content_type="application/strategic-merge-patch+json")  # fmt: skip
+        if status >= 400:
+            err.append(
+                f'error: unable to cordon node "{name}": {(answer or {}).get("message", "")}\n'
+            )
+        else:
+            out.append(f"node/{name} cordoned\n")
+    query = {"fieldSelector": f"spec.nodeName={name}"}
+    if parsed["pod-selector"]:
+        query["labelSelector"] = parsed["pod-selector"]
+    status, listed = api.request(session, "GET", "/api/v1/pods", query)
+    if status >= 400:
+        raise Failed("".join(err) + status_error(listed), stdout="".join(out))
+    evict, errors, warnings = _drain_filters(listed.get("items") or [], parsed)
+
+    def failed(problem: str) -> str:
+        return (f'error: unable to drain node "{name}" due to error: {problem}, continuing '
+                f"command...\nThere are pending nodes to be drained:\n {name}\n{problem}\n")  # fmt: skip
+
+    if errors:
+        return Outcome("".join(out), "".join(err) + failed(_aggregate(errors)), 1)
+    if warnings:
+        err.append(f"Warning: {'; '.join(warnings)}\n")
+    if not evict:
+        return Outcome("".join(out) + f"node/{name} drained\n", "".join(err), 0)
+    stop = threading.Event()
+    grace = parsed["grace-period"]
+    delete_options: dict[str, Any] = {} if grace < 0 else {"gracePeriodSeconds": grace}
+    using_eviction = not parsed["disable-eviction"]
+
+    def request_gone(pod: dict) -> tuple[int, Any]:
+        meta = pod["metadata"]
+        path = f"/api/v1/namespaces/{meta.get('namespace', 'default')}/pods/{meta['name']}"
+        if not using_eviction:
+            return api.request(session, "DELETE", path, body={"kind": "DeleteOptions",
+                               "apiVersion": "v1", **delete_options})  # fmt: skip
+        body = {"apiVersion": "policy/v1", "kind": "Eviction",
+                "metadata": {"name": meta["name"], "namespace": meta.get("namespace", "default")},
+                **({"deleteOptions": delete_options} if delete_options else {})}  # fmt: skip
+        return api.request(session, "POST", f"{path}/eviction", body=body)
+
+    def stream() -> Any:
+        import time
+
+        deadline = None if not timeout else time.monotonic() + timeout
+        problems: list[str] = []
+        waiting: list[dict] = []  # evicted: until gone
+        retry = list(evict)
+        while retry:
+            again: list[dict] = []
+            for pod in retry:
+                meta = pod["metadata"]
+                ns, pod_name = meta.get("namespace", "default"), meta["name"]
+                if using_eviction:
+                    yield f"evicting pod {ns}/{pod_name}\n", ""
+                if deadline is not None and time.monotonic() >= deadline:
+                    problems.append(f'error when evicting pods/"{pod_name}" -n "{ns}": global '
+                                    f"timeout reached: {go_duration(timeout)}")  # fmt: skip
+                    continue
+                status, answer = request_gone(pod)
+                if status < 300:
+                    waiting.append(pod)
+                elif status == 404:
+                    continue
+                elif status == 429 and using_eviction:
+                    yield "", (f'error when evicting pods/"{pod_name}" -n "{ns}" (will retry after '
+                               f"5s): {(answer or {}).get('message', '')}\n")  # fmt: skip
+                    again.append(pod)
+                else:
+                    problems.append(f'error when evicting pods/"{pod_name}" -n "{ns}": '
+                                    f"{(answer or {}).get('message', '')}")  # fmt: skip
+            retry = again
+            if retry and stop.wait(EVICT_RETRY_SECONDS):
+                return
+        while waiting:
+            still: list[dict] = []
+            for pod in waiting:
+                meta = pod["metadata"]
+                path = f"/api/v1/namespaces/{meta.get('namespace', 'default')}/pods/{meta['name']}"
+                status, now = api.request(session, "GET", path)
+                gone = status == 404 or (status < 300 and (now.get("metadata") or {}).get("uid")
+                                         != meta.get("uid"))  # fmt: skip
+                if gone:
+                    verb = "evicted" if using_eviction else "deleted"
+                    yield f"pod/{meta['name']} {verb}\n", ""
+                else:
+                    still.append(pod)
+            waiting = still
+            if waiting and deadline is not None and time.monotonic() >= deadline:
+                for pod in waiting:
+                    meta = pod["metadata"]
+                    problems.append(f'error when waiting for pod "{meta["name"]}" in namespace '
+                                    f'"{meta.get("namespace", "default")}" to terminate: '
+                                    "context deadline exceeded")  # fmt: skip
+                break
+            if waiting and stop.wait(WAIT_POLL_SECONDS):
+                return
+        if problems:
+            problem = _aggregate(problems)
+            status, listed = api.request(session, "GET", "/api/v1/pods", query)
+            pending = _drain_filters(listed.get("items") or [], parsed)[0] if status < 300 else []
+            text = ""
+            if pending:
+                text = (f'There are pending pods in node "{name}" when an error occurred: '
+                        f"{problem}\n" + "".join(f"pod/{p['metadata']['name']}\n" for p in pending))  # fmt: skip
+            yield "", text + failed(problem), 1
+            return
+        yield f"node/{name} drained\n", "", 0
+
+    return Outcome("".join(out), "".join(err), 0, stream=stream(), stop=stop.set)
+
+
 HANDLERS = {
     "get": get,
     "describe": describe,
@@ -1214,6 +1442,7 @@ HANDLERS = {
     "rollout": rollout,
     "cordon": cordon,
     "uncordon": uncordon,
+    "drain": drain,
     "version": version,
     "api-versions": api_versions_command,
     "api-resources": api_resources,
