@@ -44,7 +44,7 @@ export const FLAGS = {
   "api-resources": ["--output", "-o", "--namespaced", "--api-group"],
   "api-versions": [],
 };
-const OUTPUTS = { get: ["wide", "name", "yaml", "json"], version: ["json", "yaml"], "api-resources": ["wide", "name"] };
+const OUTPUTS = { get: ["wide", "name", "yaml", "json", "jsonpath="], version: ["json", "yaml"], "api-resources": ["wide", "name"] };
 const TAKES_VALUE = new Set(["-o", "--output", "-l", "--selector", "--field-selector", "-c", "--container",
   "-n", "--namespace", "--tail", "--grace-period", "--replicas", "--api-group", "--timeout", "--pod-selector",
   "--to-revision", "--revision"]);
@@ -209,7 +209,7 @@ export function complete(line, caret, names) {
   if (!matches.length) return { line, caret, options: [] };
   if (matches.length === 1) {
     const word = matches[0];
-    const tail = word.endsWith("/") ? "" : " ";
+    const tail = word.endsWith("/") || word.endsWith("=") ? "" : " ";
     const text = before.slice(0, start) + word + (after.startsWith(" ") ? "" : tail);
     return { line: text + after, caret: text.length, options: [] };
   }

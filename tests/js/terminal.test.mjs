@@ -45,7 +45,8 @@ test("Tab completes the command, kubectl's subcommands and their flags", () => {
   assert.deepEqual(tab("kubectl api-").options, ["api-resources", "api-versions"]);
   assert.equal(tab("kubectl get pods --sh").line, "kubectl get pods --show-labels ");
   assert.equal(tab("kubectl logs liveness-exec --prev").line, "kubectl logs liveness-exec --previous ");
-  assert.deepEqual(tab("kubectl get pods -o ").options, ["json", "name", "wide", "yaml"]);
+  assert.deepEqual(tab("kubectl get pods -o ").options, ["json", "jsonpath=", "name", "wide", "yaml"]);
+  assert.equal(tab("kubectl get pods -o jsonp").line, "kubectl get pods -o jsonpath=");
   assert.equal(tab("kubectl get pods -o w").line, "kubectl get pods -o wide ");
 });
 

@@ -23,7 +23,7 @@ from webapp.kubectl import workloads as kubectl_workloads
 from webapp.kubectl.describe import describe_pod, events_of_pod
 from webapp.kubectl.tabwriter import kubectl_table_writer
 from webapp.kubectl.yamlview import pod_yaml
-from webapp.terminal import api
+from webapp.terminal import api, jsonpath
 from webapp.terminal.flags import Flag, Parsed, UsageError, parse
 
 CLIENT_VERSION = "v1.37.1"
@@ -82,10 +82,10 @@ NOT_HERE = {
         "zh": "这个终端还不支持 `-o kyaml`；可以用 -o yaml",
     },
     "output": {
-        "en": "`-o {output}` is not available in this terminal yet; it prints -o wide, name, yaml "
-              "and json (your own kubectl prints the rest against this session: Download, "
-              "Use your own kubectl)",
-        "zh": "这个终端还不支持 `-o {output}`；它支持 -o wide、name、yaml 和 json"
+        "en": "`-o {output}` is not available in this terminal yet; it prints -o wide, name, yaml, "
+              "json and jsonpath=... (your own kubectl prints the rest against this session: "
+              "Download, Use your own kubectl)",
+        "zh": "这个终端还不支持 `-o {output}`；它支持 -o wide、name、yaml、json 和 jsonpath=..."
               "（其余格式可用你自己的 kubectl 对本会话运行：下载 → 使用你自己的 kubectl）",
     },
     "watch_output": {
@@ -387,9 +387,17 @@ def get(session: Any, words: list[str]) -> Outcome:
     output = parsed["output"]
     if output == "kyaml":
         raise NotHere("kyaml")
-    if output is not None and output.split("=", 1)[0] in PRINTERS and output not in OUTPUTS:
+    template = None
+    if output is not None and output.startswith("jsonpath="):
+        template, output = output[len("jsonpath=") :], "jsonpath"
+        if not template:
+            raise Failed("error: template format specified but no template given\n")
+    elif output == "jsonpath":
+        raise Failed("error: template format specified but no template given\n")
+    if (output is not None and output.split("=", 1)[0] in PRINTERS and output not in OUTPUTS
+            and template is None):  # fmt: skip
         raise NotHere("output", output=output.split("=", 1)[0])
-    if output is not None and output not in OUTPUTS:
+    if output is not None and output not in OUTPUTS and template is None:
         raise Failed(f"error: unable to match a printer suitable for the output format \"{output}\", "
                      "allowed formats are: custom-columns,custom-columns-file,go-template,"
                      "go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,"
@@ -456,7 +464,13 @@ def get(session: Any, words: list[str]) -> Outcome:
         typed = [_typed(res, obj) for res, obj in objects]
         single = named and len(typed) == 1 and len(targets) == 1 and len(targets[0][1]) == 1
         value = typed[0] if single else _as_list(typed)
-        stdout = print_json(value) if output == "json" else print_yaml(value)
+        if template is not None:
+            try:
+                stdout = jsonpath.render(template, value)
+            except jsonpath.JsonPathError as error:
+                raise Failed(f"error: error parsing jsonpath {template}, {error}\n") from error
+        else:
+            stdout = print_json(value) if output == "json" else print_yaml(value)
         empty = False
     stderr = "".join(errors)
     if empty and not errors and not named:
