@@ -224,6 +224,8 @@ socket.on("tick", (msg) => {
 });
 // The Terminal tab (terminal.js): its lines go out, their output and refusals come back.
 socket.on("terminal:output", (msg) => emit("pg:terminal-output", msg || {}));
+// A class's teacher types for the class: their terminal, shown in every follower's.
+socket.on("terminal:mirror", (msg) => emit("pg:terminal-mirror", msg || {}));
 on("pg:terminal", (detail) => socket.emit("terminal", detail));
 socket.on("applied", (answer) => {
   awaitingApply = false;

@@ -210,10 +210,29 @@ export function mount(panel, { state }) {
     if (!String(window.getSelection?.() ?? "")) input.focus({ preventScroll: true });
   });
 
+  // The teacher's lines (terminal:mirror): blocks of their own, marked, in the order typed.
+  let mirrored = null;
+  function mirror(msg) {
+    const follow = atBottom();
+    if (!mirrored || mirrored.dataset.exitCode !== undefined || mirrored.dataset.line !== msg.line) {
+      mirrored = block(msg.line ?? "");
+      mirrored.classList.add("is-mirror");
+      mirrored.firstChild.prepend(h("span", { class: "term-by", "data-i18n": "term.teacher" }, t("term.teacher")));
+    }
+    write(mirrored, msg.stdout, "stdout");
+    write(mirrored, msg.stderr, "stderr");
+    if (msg.exitCode !== null && msg.exitCode !== undefined) {
+      mirrored.dataset.exitCode = String(msg.exitCode);
+      mirrored.classList.add("is-done");
+    }
+    if (follow) scroll();
+  }
+
   return {
     focus() {
       input.focus({ preventScroll: true });
     },
+    mirror,
   };
 }
 

@@ -1,6 +1,6 @@
 // kubectl's views, rendered by the server (get pods -w, logs, describe, -o yaml), the
 // events table and the Service's endpoints, behind keyboard-navigable tabs.
-import { h, fill, setText } from "./dom.js";
+import { h, fill, setText, on } from "./dom.js";
 import { t, lang, seconds } from "./i18n.js";
 import { eventRows, endpointsModel } from "./state.js";
 import { explain } from "./explain.js";
@@ -82,10 +82,30 @@ export function mount(root) {
   // The terminal (terminal.js) is loaded the first time its tab opens.
   let latestState = null;
   let terminal = null;
-  function openTerminal() {
+  const loadTerminal = () => {
     terminal ??= import("./terminal.js").then((module) => module.mount(panels.terminal, { state: () => latestState }));
-    terminal.then((term) => term.focus());
+    return terminal;
+  };
+  function openTerminal() {
+    tabs[TABS.indexOf("terminal")].classList.remove("has-news");
+    loadTerminal().then((term) => term.focus());
   }
+  // The teacher's terminal, mirrored to a class (terminal:mirror): shown in this one, the
+  // tab marked while another view is open. Lines that come before the module has loaded wait.
+  let early = [];
+  on("pg:terminal-mirror", (msg) => {
+    if (panels.terminal.hidden) tabs[TABS.indexOf("terminal")].classList.add("has-news");
+    if (early !== null) {
+      if (early.length < 200) early.push(msg);
+      loadTerminal().then((term) => {
+        const waiting = early ?? [];
+        early = null;
+        for (const m of waiting) term.mirror(m);
+      });
+      return;
+    }
+    loadTerminal().then((term) => term.mirror(msg));
+  });
   // `kubectl get pods -w` is read across: its type shrinks to fit the panel's width (down to
   // MIN_WATCH_PX, then it scrolls) so RESTARTS and AGE are never cut off.
   const fitWatch = () => fitToWidth(pres.watch, panels.watch);

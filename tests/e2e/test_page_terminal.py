@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -329,3 +330,33 @@ def test_the_delete_button_shows_its_kubectl_line_and_typing_it_is_the_same_dele
     expect(page.locator("body")).to_have_attribute("data-status", "Gone")
     expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"web +1/1 +Terminating"))
     expect(page.locator("#delete-as-kubectl")).to_have_text("")
+
+
+def test_the_teachers_terminal_is_shown_to_a_following_student(browser: Any, base_url: str) -> None:
+    from tests.e2e.test_classroom import join_class, start_class
+
+    contexts = [
+        browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 720})
+        for _ in range(2)
+    ]
+    try:
+        teacher, student = (ctx.new_page() for ctx in contexts)
+        code = start_class(teacher)
+        join_class(student, code, "Ann", by_code=False)
+        open_terminal(teacher)
+        shown = typed(teacher, "kubectl get pods -o name")
+        assert shown["code"] == "0" and shown["stdout"].startswith("pod/")
+        # the student's page marks its Terminal tab and shows the teacher's line as typed
+        expect(student.locator("#tab-terminal")).to_have_class(re.compile("has-news"))
+        student.click("#tab-terminal")
+        mirrored = student.locator("#terminal-output .term-block.is-mirror").last
+        expect(mirrored).to_have_attribute("data-exit-code", "0")
+        expect(mirrored.locator(".term-command")).to_have_text("teacher$ kubectl get pods -o name")
+        expect(mirrored.locator("[data-stream=stdout]")).to_have_text(shown["stdout"])
+        expect(student.locator("#tab-terminal")).not_to_have_class(re.compile("has-news"))
+        # the student's own line: refused in place while following, in their terminal
+        refused = typed(student, "kubectl delete pod web")
+        assert refused["code"] == "1" and "teacher" in refused["stderr"].lower(), refused
+    finally:
+        for ctx in contexts:
+            ctx.close()

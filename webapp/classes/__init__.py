@@ -81,6 +81,7 @@ def init_app(app: Flask, rt: Realtime) -> Classes:
     rt.gates.append(classes.gate)
     rt.leaving.append(classes.leave)
     rt.refusals.append(classes.refused)
+    rt.terminal_mirrors.append(classes.terminal_mirror)
     socketio: Any = app.extensions["socketio"]
     for event, fn in events.register(classes).items():
         socketio.on(event)(guarded(rt, event, fn, limited=True))

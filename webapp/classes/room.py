@@ -369,6 +369,21 @@ class Classes:
             return None
         return cls, role, cls.students.get(key) if role == "student" else None
 
+    def terminal_mirror(self, sid: str) -> str | None:
+        """The room a teacher's terminal is shown in: their class's run (followers and the
+        teacher's other tabs); None for any other tab."""
+        found = self.member(sid)
+        if found is None or found[1] != "teacher":
+            return None
+        session = self.rt.manager.session_of(sid)
+        if session is None or self.owners.get(session.id, (None, None))[:2] != (
+            found[0].code,
+            "teacher",
+        ):
+            return None
+        room: str = session.room
+        return room
+
     def teacher_of(self, sid: str) -> Classroom:
         found = self.member(sid)
         if found is None or found[1] != "teacher":

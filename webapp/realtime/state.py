@@ -56,6 +56,9 @@ class Realtime:
     gates: list[Any] = field(default_factory=list)
     refusals: list[Any] = field(default_factory=list)
     leaving: list[Any] = field(default_factory=list)
+    # `mirror(sid) -> room | None`: where a tab's terminal is shown too (the classroom: the
+    # teacher's terminal, to the class's run, followers and presenter mode).
+    terminal_mirrors: list[Any] = field(default_factory=list)
     keeper: Any = None  # webapp.records.Keeper: session records and leases, if kept
     # webapp.classes.span.Span: classes whose tabs sit on several workers (with Redis).
     span: Any = None

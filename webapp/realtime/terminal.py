@@ -13,6 +13,10 @@ as bash reports it), a new line from the tab (which stops it first, as a shell's
 only comes back after it), the tab leaving, the watch's own end (exit code 0) or
 MAX_STREAM_BYTES of output (the cut said, exit code 0). One such command per tab; each is
 a watch of the session's API, within its bounds (MAX_WATCHES_PER_SESSION / _PER_CLIENT).
+
+A class's teacher types for the class: every `terminal:output` of the teacher's tab goes as
+`terminal:mirror` (the same payload) to the class's run too (its followers, the teacher's
+other tabs, presenter mode: `Realtime.terminal_mirrors`).
 """
 
 from __future__ import annotations
@@ -77,8 +81,12 @@ def stop(sid: str, *, interrupted: bool = False, rt: Realtime | None = None) -> 
 
 
 def _output(rt: Realtime, sid: str, line: str, stdout: str, stderr: str, code: int | None) -> None:
-    rt.outbox.emit("terminal:output", {"line": line, "stdout": stdout, "stderr": stderr,
-                                       "exitCode": code}, to=sid)  # fmt: skip
+    payload = {"line": line, "stdout": stdout, "stderr": stderr, "exitCode": code}
+    rt.outbox.emit("terminal:output", payload, to=sid)
+    for mirror in rt.terminal_mirrors:  # the same text to whoever watches this terminal
+        room = mirror(sid)
+        if room is not None:
+            rt.outbox.emit("terminal:mirror", payload, to=room, skip=[sid])
 
 
 def _follow(rt: Realtime, sid: str, lang: str, running: Running, stream: Any) -> None:
