@@ -114,6 +114,8 @@ SAME = [
     "get pods -o jsonpath={..image}",
     "get pods -o jsonpath={.items[0].metadata.ownerReferences[0].kind}",
     "get svc web -o jsonpath={.spec.ports[0].port}",
+    "describe pdb web-pdb",
+    "describe pdb",
 ]
 
 

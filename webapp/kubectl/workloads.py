@@ -23,7 +23,7 @@ from webapp.kubectl.describe import (
 )
 from webapp.kubectl.duration import human_duration
 from webapp.kubectl.events import describe_events
-from webapp.kubectl.prefix_writer import LEVEL_0, LEVEL_1, PrefixWriter
+from webapp.kubectl.prefix_writer import LEVEL_0, LEVEL_1, LEVEL_2, PrefixWriter
 from webapp.kubectl.tables import format_table
 from webapp.kubectl.tabwriter import describe_writer
 from webapp.kubectl.timestamps import format_rfc1123z, parse_time, translate_timestamp_since
@@ -959,3 +959,27 @@ def rollout_history(deployment_name: str, replica_sets: Sequence[Obj]) -> str:
             writer.write(f"{revision}\t{history[revision]}\n")
         body = writer.flush()
     return f"deployment.apps/{deployment_name} \n{body}\n"
+
+
+def describe_pdb(pdb: Obj, events: list[Obj], now: datetime) -> str:
+    """``describePodDisruptionBudget``: the budget (minAvailable or maxUnavailable), its
+    selector and the disruption controller's counts."""
+    w = PrefixWriter()
+    metadata, spec, status = _metadata(pdb), _spec(pdb), _status(pdb)
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', 'default')}\n")
+    if spec.get("minAvailable") is not None:
+        w.write(LEVEL_0, f"Min available:\t{spec['minAvailable']}\n")
+    elif spec.get("maxUnavailable") is not None:
+        w.write(LEVEL_0, f"Max unavailable:\t{spec['maxUnavailable']}\n")
+    if spec.get("selector") is not None:
+        w.write(LEVEL_0, f"Selector:\t{format_label_selector(spec['selector'])}\n")
+    else:
+        w.write(LEVEL_0, "Selector:\t<unset>\n")
+    w.write(LEVEL_0, "Status:\n")
+    w.write(LEVEL_2, f"Allowed disruptions:\t{int(status.get('disruptionsAllowed') or 0)}\n")
+    w.write(LEVEL_2, f"Current:\t{int(status.get('currentHealthy') or 0)}\n")
+    w.write(LEVEL_2, f"Desired:\t{int(status.get('desiredHealthy') or 0)}\n")
+    w.write(LEVEL_2, f"Total:\t{int(status.get('expectedPods') or 0)}\n")
+    describe_events(w, events, now)
+    return w.text()

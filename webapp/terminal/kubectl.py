@@ -571,7 +571,8 @@ def _watch_rows(writer: Any, res: Resource, table: dict, *, header: bool, defini
 
 DESCRIBE_FLAGS = (Flag("selector", "l"), Flag("all-namespaces", "A", "bool"),
                   Flag("show-events", kind="bool", default=True))  # fmt: skip
-DESCRIBABLE = ("Pod", "Deployment", "ReplicaSet", "Job", "StatefulSet", "DaemonSet")
+DESCRIBABLE = ("Pod", "Deployment", "ReplicaSet", "Job", "StatefulSet", "DaemonSet",
+               "PodDisruptionBudget")  # fmt: skip
 
 
 def _owned_by(obj: dict, owner: dict) -> bool:
@@ -599,6 +600,8 @@ def _describe_one(session: Any, res: Resource, obj: dict, namespace: str) -> str
         return kubectl_workloads.describe_deployment(obj, old, [new] if new else [], mine, now)
     if res.kind == "Job":
         return kubectl_workloads.describe_job(obj, mine, now)
+    if res.kind == "PodDisruptionBudget":
+        return kubectl_workloads.describe_pdb(obj, mine, now)
     pods = _call(session, "GET", f"/api/v1/namespaces/{namespace}/pods").get("items") or []
     owned_pods = [p for p in pods if _owned_by(p, obj)]
     if res.kind == "ReplicaSet":
@@ -619,7 +622,7 @@ def describe(session: Any, words: list[str]) -> Outcome:
     for res, names in _targets(parsed.args):
         if res.kind not in DESCRIBABLE:
             raise NotHere("describe", kind=res.plural,
-                          kinds=", ".join(k.lower() + "s" for k in DESCRIBABLE))  # fmt: skip
+                          kinds=", ".join(r.plural for r in RESOURCES if r.kind in DESCRIBABLE))  # fmt: skip
         if names:
             for name in names:
                 status, body = api.request(session, "GET", f"{_collection(res, namespace)}/{name}")
