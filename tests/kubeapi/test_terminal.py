@@ -116,6 +116,9 @@ SAME = [
     "get svc web -o jsonpath={.spec.ports[0].port}",
     "describe pdb web-pdb",
     "describe pdb",
+    "describe svc web",
+    "describe services",
+    "describe svc nope",
 ]
 
 
@@ -578,5 +581,23 @@ def test_drain_of_a_daemonset_node_as_kubectl(live_server: Any, tmp_path: Any) -
             "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): kube-system/"
             in stderr
         )
+    finally:
+        tab.close()
+
+
+def test_describe_service_shows_ready_endpoints_only_as_kubectl(
+    live_server: Any, tmp_path: Any
+) -> None:
+    kube = make_session(live_server, tmp_path, scenario="readiness-endpoints", speed=10)
+    tab = Tab(live_server.url, kube.info["session"])
+    try:
+        tab.pause()
+        first = _same_as_kubectl(kube, tab, "describe svc web")
+        tab.client.emit("clock", {"op": "play"})
+        kube.wait_for(lambda: "1/1" in kube.run("get", "pod", "web", "--no-headers").stdout)
+        tab.pause()
+        ready = _same_as_kubectl(kube, tab, "describe svc web")
+        assert re.search(r"Endpoints: +10\.244\.\d+\.\d+:80\n", ready["stdout"]), ready
+        assert first["stdout"] != ready["stdout"]
     finally:
         tab.close()

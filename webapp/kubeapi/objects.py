@@ -16,6 +16,7 @@ import copy
 import hashlib
 import json
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,9 @@ NODE_INFO_FIELDS = ("architecture", "bootID", "containerRuntimeVersion", "kernel
                     "kubeProxyVersion", "kubeletVersion", "machineID", "operatingSystem",
                     "osImage", "systemUUID")  # fmt: skip
 EPOCH_TEXT = EPOCH.strftime("%Y-%m-%dT%H:%M:%SZ")
+# The uid the API server gives an object the engine made without one (a Pod scenario's
+# Service): fixed by kind, namespace and name, so every sync gives it the same one.
+_UID_SPACE = uuid.UUID("9b1f3c62-5a43-4d7e-9c1e-6f0d2a8b7e15")
 
 
 def _namespace(name: str) -> dict:
@@ -131,8 +135,18 @@ class ApiView:
             if old is not None and old[0] == print_:
                 continue
             obj = copy.deepcopy(obj)
-            # An object the engine made without a creation time was there from the start.
-            obj.setdefault("metadata", {}).setdefault("creationTimestamp", EPOCH_TEXT)
+            # An object the engine made without a creation time was there from the start;
+            # every object the API server serves has a uid, and a namespaced one its namespace.
+            meta = obj.setdefault("metadata", {})
+            meta.setdefault("creationTimestamp", EPOCH_TEXT)
+            if kind not in CLUSTER_SCOPED:
+                meta.setdefault("namespace", "default")
+            if not meta.get("uid"):
+                meta["uid"] = str(
+                    uuid.uuid5(
+                        _UID_SPACE, f"{kind}/{meta.get('namespace', '')}/{meta.get('name', '')}"
+                    )
+                )
             if kind == "Service":
                 _allocate_cluster_ip(obj)
             elif kind == "Node":
@@ -171,6 +185,15 @@ class ApiView:
         if rv > self.rv:
             raise api_errors.new_too_large_resource_version(rv, self.rv)
         return [c for c in self.history if c.rv > rv and c.kind == kind]
+
+
+def _cluster_scoped() -> frozenset[str]:
+    from webapp.kubeapi.resources import RESOURCES
+
+    return frozenset(r.kind for r in RESOURCES if not r.namespaced)
+
+
+CLUSTER_SCOPED = _cluster_scoped()
 
 
 def _allocate_cluster_ip(service: dict) -> None:

@@ -983,3 +983,78 @@ def describe_pdb(pdb: Obj, events: list[Obj], now: datetime) -> str:
     w.write(LEVEL_2, f"Total:\t{int(status.get('expectedPods') or 0)}\n")
     describe_events(w, events, now)
     return w.text()
+
+
+def format_endpoint_slices(slices: Sequence[Obj], port_name: str | None) -> str:
+    """``formatEndpointSlices``: the ready endpoints' host:port, at most 3, then
+    ``+ N more...``; ``<none>`` with no slice at all."""
+    if not slices:
+        return "<none>"
+    shown: list[str] = []
+    count = 0
+    for eps in slices:
+        endpoints = [e for e in eps.get("endpoints") or []
+                     if (e.get("conditions") or {}).get("ready") is not False and e.get("addresses")]  # fmt: skip
+        ports = eps.get("ports") or []
+        if not ports:
+            for endpoint in endpoints:
+                if len(shown) < 3:
+                    shown.append(endpoint["addresses"][0])
+                count += 1
+            continue
+        for port in ports:
+            if port_name is not None and (port.get("name") or "") != port_name:
+                continue
+            for endpoint in endpoints:
+                if len(shown) < 3:
+                    address = endpoint["addresses"][0]
+                    host = f"[{address}]" if ":" in address else address
+                    shown.append(f"{host}:{port.get('port')}")
+                count += 1
+    text = ",".join(shown)
+    return f"{text} + {count - 3} more..." if count > 3 else text
+
+
+def describe_service(service: Obj, slices: Sequence[Obj], events: list[Obj], now: datetime) -> str:
+    """``describeService``: type, addresses, each port with its target and endpoints."""
+    from webapp.kubectl.describe import print_annotations_multiline, print_labels_multiline
+
+    w = PrefixWriter()
+    metadata, spec = _metadata(service), _spec(service)
+    w.write(LEVEL_0, f"Name:\t{metadata.get('name', '')}\n")
+    w.write(LEVEL_0, f"Namespace:\t{metadata.get('namespace', '')}\n")
+    print_labels_multiline(w, "Labels", metadata.get("labels"))
+    print_annotations_multiline(w, "Annotations", metadata.get("annotations"))
+    selector = spec.get("selector") or {}
+    w.write(
+        LEVEL_0,
+        f"Selector:\t{','.join(f'{k}={v}' for k, v in sorted(selector.items())) or '<none>'}\n",
+    )
+    w.write(LEVEL_0, f"Type:\t{spec.get('type', '')}\n")
+    if spec.get("ipFamilyPolicy"):
+        w.write(LEVEL_0, f"IP Family Policy:\t{spec['ipFamilyPolicy']}\n")
+    w.write(LEVEL_0, f"IP Families:\t{','.join(spec.get('ipFamilies') or []) or '<none>'}\n")
+    w.write(LEVEL_0, f"IP:\t{spec.get('clusterIP', '')}\n")
+    w.write(LEVEL_0, f"IPs:\t{','.join(spec.get('clusterIPs') or []) or '<none>'}\n")
+    if spec.get("externalIPs"):
+        w.write(LEVEL_0, f"External IPs:\t{','.join(spec['externalIPs'])}\n")
+    ports = spec.get("ports") or []
+    for port in ports:
+        protocol = port.get("protocol", "TCP")
+        w.write(LEVEL_0, f"Port:\t{port.get('name') or '<unset>'}\t{port.get('port')}/{protocol}\n")
+        w.write(LEVEL_0, f"TargetPort:\t{port.get('targetPort', port.get('port'))}/{protocol}\n")
+        if port.get("nodePort"):
+            w.write(
+                LEVEL_0,
+                f"NodePort:\t{port.get('name') or '<unset>'}\t{port['nodePort']}/{protocol}\n",
+            )
+        w.write(LEVEL_0, f"Endpoints:\t{format_endpoint_slices(slices, port.get('name') or '')}\n")
+    if not ports:
+        w.write(LEVEL_0, f"Endpoints:\t{format_endpoint_slices(slices, None)}\n")
+    w.write(LEVEL_0, f"Session Affinity:\t{spec.get('sessionAffinity', '')}\n")
+    if spec.get("externalTrafficPolicy"):
+        w.write(LEVEL_0, f"External Traffic Policy:\t{spec['externalTrafficPolicy']}\n")
+    if spec.get("internalTrafficPolicy"):
+        w.write(LEVEL_0, f"Internal Traffic Policy:\t{spec['internalTrafficPolicy']}\n")
+    describe_events(w, events, now)
+    return w.text()

@@ -572,7 +572,7 @@ def _watch_rows(writer: Any, res: Resource, table: dict, *, header: bool, defini
 DESCRIBE_FLAGS = (Flag("selector", "l"), Flag("all-namespaces", "A", "bool"),
                   Flag("show-events", kind="bool", default=True))  # fmt: skip
 DESCRIBABLE = ("Pod", "Deployment", "ReplicaSet", "Job", "StatefulSet", "DaemonSet",
-               "PodDisruptionBudget")  # fmt: skip
+               "PodDisruptionBudget", "Service")  # fmt: skip
 
 
 def _owned_by(obj: dict, owner: dict) -> bool:
@@ -602,6 +602,11 @@ def _describe_one(session: Any, res: Resource, obj: dict, namespace: str) -> str
         return kubectl_workloads.describe_job(obj, mine, now)
     if res.kind == "PodDisruptionBudget":
         return kubectl_workloads.describe_pdb(obj, mine, now)
+    if res.kind == "Service":
+        name = obj["metadata"]["name"]
+        slices = _call(session, "GET", f"/apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices",
+                       {"labelSelector": f"kubernetes.io/service-name={name}"}).get("items") or []  # fmt: skip
+        return kubectl_workloads.describe_service(obj, slices, mine, now)
     pods = _call(session, "GET", f"/api/v1/namespaces/{namespace}/pods").get("items") or []
     owned_pods = [p for p in pods if _owned_by(p, obj)]
     if res.kind == "ReplicaSet":
