@@ -21,6 +21,7 @@ class Outbox:
 class Rt:
     def __init__(self) -> None:
         self.outbox = Outbox()
+        self.terminal_mirrors: list[Any] = []
 
 
 class Stream:
