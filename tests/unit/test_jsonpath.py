@@ -49,3 +49,18 @@ def test_templates(template: str, printed: str) -> None:
 def test_what_it_cannot_read_is_an_error(template: str) -> None:
     with pytest.raises(JsonPathError):
         render(template, POD_LIST)
+
+
+def test_a_template_s_work_is_bounded_whatever_its_nesting() -> None:
+    big = {"items": [{"a": {"b": list(range(50))}} for _ in range(2000)]}
+    with pytest.raises(JsonPathError, match="more than"):
+        render("{range ..*}{range ..*}{range ..*}{.}{end}{end}{end}", big)
+    with pytest.raises(JsonPathError, match="more than"):
+        render("{..*}{..*}{..*}{..*}", big)
+    assert render("{.items[0].a.b[2]}", big) == "2"
+
+
+@pytest.mark.parametrize("template", ["{.items[::0]}", "{.items[1:2:3:4]}"])
+def test_a_bad_slice_is_an_error_not_a_crash(template: str) -> None:
+    with pytest.raises(JsonPathError):
+        render(template, POD_LIST)

@@ -12,16 +12,20 @@ or a list as JSON; the results of one expression are joined by a space. A missin
 nothing (kubectl's --allow-missing-template-keys, true by default).
 
 An expression this module does not read raises JsonPathError with client-go's wording where
-it has one (an unclosed action, an unterminated string).
+it has one (an unclosed action, an unterminated string). One template visits at most
+MAX_STEPS values in all (nested `range`s included): past it, an error, whatever the object.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from typing import Any
 
-MAX_RESULTS = 100_000  # values one expression may yield (a `..` over a large list stays bounded)
+# Values one template may visit in all, over every expression and every `range` iteration
+# (nested `range ..*` would otherwise be quadratic): past it, an error, nothing printed.
+MAX_STEPS = 200_000
 
 
 class JsonPathError(Exception):
@@ -159,7 +163,20 @@ def _compare(left: Any, op: str, right: Any) -> bool:
         return False
 
 
-def _walk(values: list[Any], steps: list[tuple[str, Any]]) -> list[Any]:
+class _Budget:
+    def __init__(self) -> None:
+        self.left = MAX_STEPS
+
+    def spend(self, n: int) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise JsonPathError(f"the template visits more than {MAX_STEPS} values")
+
+
+def _walk(
+    values: list[Any], steps: list[tuple[str, Any]], budget: _Budget | None = None
+) -> list[Any]:
+    budget = budget or _Budget()
     for kind, arg in steps:
         out: list[Any] = []
         for value in values:
@@ -172,9 +189,10 @@ def _walk(values: list[Any], steps: list[tuple[str, Any]]) -> list[Any]:
                 elif isinstance(value, dict) and arg in value:
                     out.append(value[arg])
             elif kind == "deep":
-                stack = [value]
+                stack = deque([value])
                 while stack:
-                    node = stack.pop(0)
+                    node = stack.popleft()
+                    budget.spend(1)
                     if isinstance(node, dict):
                         if arg == "*":
                             out.extend(node[k] for k in sorted(node))
@@ -183,8 +201,6 @@ def _walk(values: list[Any], steps: list[tuple[str, Any]]) -> list[Any]:
                         stack.extend(node[k] for k in sorted(node))
                     elif isinstance(node, list):
                         stack.extend(node)
-                    if len(out) > MAX_RESULTS:
-                        raise JsonPathError("too many results")
             elif kind == "index" and isinstance(value, list):
                 index = arg + len(value) if arg < 0 else arg
                 if 0 <= index < len(value):
@@ -194,18 +210,19 @@ def _walk(values: list[Any], steps: list[tuple[str, Any]]) -> list[Any]:
                         f"array index out of bounds: index {arg}, length {len(value)}"
                     )
             elif kind == "slice" and isinstance(value, list):
+                if len(arg) > 3 or arg[2:] == [0]:
+                    raise JsonPathError("invalid array slice")
                 out.extend(value[slice(*arg)])
             elif kind == "filter" and isinstance(value, list):
                 path, op, literal = arg
                 for item in value:
-                    found = _walk([item], path)
+                    found = _walk([item], path, budget)
                     if op is None:
                         if found:
                             out.append(item)
                     elif found and _compare(found[0], op, _literal(literal)):
                         out.append(item)
-            if len(out) > MAX_RESULTS:
-                raise JsonPathError("too many results")
+        budget.spend(len(out) + 1)
         values = out
     return values
 
@@ -214,6 +231,7 @@ def render(template: str, data: Any) -> str:
     """The text kubectl prints for `-o jsonpath=template` over `data` (no newline added)."""
     parts = _tokens(template)
     out: list[str] = []
+    budget = _Budget()
 
     def run(parts: list[tuple[str, str]], here: Any) -> None:
         i = 0
@@ -233,7 +251,8 @@ def render(template: str, data: Any) -> str:
                     j += 1
                 if j >= len(parts):
                     raise JsonPathError("not in range, nothing to end")
-                for item in _walk([here], _steps(text[len("range ") :].strip())):
+                for item in _walk([here], _steps(text[len("range ") :].strip()), budget):
+                    budget.spend(1)
                     run(parts[i + 1 : j], item)
                 i = j
             elif text == "end":
@@ -241,7 +260,7 @@ def render(template: str, data: Any) -> str:
             elif text[:1] in "'\"":
                 out.append(json.loads(text) if text[:1] == '"' else text[1:-1])
             else:
-                found = _walk([here], _steps(text))
+                found = _walk([here], _steps(text), budget)
                 out.append(" ".join(_go_text(v) for v in found))
             i += 1
 
