@@ -187,18 +187,23 @@ def _kubectl(kube: Kube, line: str) -> tuple[str, str, int]:
     return ran.stdout, stderr, ran.returncode
 
 
-def rolled_out(live_server: Any, tmp_path: Any) -> tuple[Kube, Tab]:
-    """A session of CLUSTER whose Deployment has rolled out, and a tab on it, paused."""
-    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
-    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
-    assert done.returncode == 0, done.stderr
+def paused_tab(live_server: Any, kube: Kube) -> Tab:
+    """A page's tab on `kube`'s session, its clock paused (closed again if that fails)."""
     tab = Tab(live_server.url, kube.info["session"])
     try:
         tab.pause()
     except BaseException:
         tab.close()
         raise
-    return kube, tab
+    return tab
+
+
+def rolled_out(live_server: Any, tmp_path: Any) -> tuple[Kube, Tab]:
+    """A session of CLUSTER whose Deployment has rolled out, and a tab on it, paused."""
+    kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
+    done = kube.run("rollout", "status", "deploy/web", "--timeout=60s", timeout=90)
+    assert done.returncode == 0, done.stderr
+    return kube, paused_tab(live_server, kube)
 
 
 def _same_as_kubectl(kube: Kube, tab: Tab, line: str) -> dict[str, Any]:
@@ -241,9 +246,8 @@ spec:
 def test_logs_of_a_crashed_container_as_kubectl(live_server: Any, tmp_path: Any) -> None:
     kube = make_session(live_server, tmp_path, yaml=CRASHING_LOGS, speed=20)
     kube.wait_for(lambda: "connecting" in kube.run("logs", "web", "-c", "app", "-p").stdout)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         for line in ("logs web", "logs web -c app -p", "logs web app --previous", "logs web -c side",
                      "logs pod/web -c app -p --timestamps", "logs web -c app -p --tail=1",
                      "logs web -c nope"):  # fmt: skip
@@ -288,9 +292,8 @@ def test_exec_as_kubectl_and_the_liveness_probe_sees_it(live_server: Any, tmp_pa
 
     kube = make_session(live_server, tmp_path, yaml=LIVENESS, speed=5)
     kube.wait_for(lambda: "Running" in kube.run("get", "pod", "web", "--no-headers").stdout)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         for line in ("exec web -- cat /tmp/healthy", "exec web -c app -- ls /tmp",
                      "exec web -- sh -c 'echo hi; echo oops >&2; exit 3'", "exec web -c nope -- ls",
                      "exec web", "exec web ls", "exec", "exec nope -- ls", "exec pod/web -- ls /tmp"):  # fmt: skip
@@ -384,9 +387,8 @@ def test_logs_follow_prints_what_kubectl_logs_f_prints_until_the_container_ends(
 ) -> None:
     kube = make_session(live_server, tmp_path, yaml=SPEAKER, speed=4)
     kube.wait_for(lambda: kube.run("logs", "speaker").stdout.startswith("one\n"))
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         real = kube.popen("logs", "-f", "speaker")
         first = tab.type("kubectl logs -f speaker")
         assert first["exitCode"] is None and first["stdout"].startswith("one\n"), first
@@ -413,9 +415,8 @@ def test_logs_follow_prints_what_kubectl_logs_f_prints_until_the_container_ends(
 def test_ctrl_c_stops_a_log_follow(live_server: Any, tmp_path: Any) -> None:
     kube = make_session(live_server, tmp_path, yaml=SPEAKER, speed=1)
     kube.wait_for(lambda: kube.run("logs", "speaker").stdout.startswith("one\n"))
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         first = tab.type("kubectl logs -f speaker")
         assert (first["stdout"], first["exitCode"]) == ("one\n", None)
         before = len(tab.outputs)
@@ -476,9 +477,8 @@ def test_rollout_restart_status_history_undo_pause_resume(live_server: Any, tmp_
 
 def test_cordon_and_uncordon(live_server: Any, tmp_path: Any) -> None:
     kube = make_session(live_server, tmp_path, yaml=CLUSTER, speed=20)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         _same_as_kubectl(kube, tab, "cordon nope")
         _same_as_kubectl(kube, tab, "cordon")
         _same_as_kubectl(kube, tab, "uncordon node-1")  # already
@@ -495,9 +495,8 @@ def test_cordon_of_a_pod_scenario_is_refused_as_kubectl_words_it(
     live_server: Any, tmp_path: Any
 ) -> None:
     kube = make_session(live_server, tmp_path, scenario="plain-pod", speed=20)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         assert tab.type("kubectl cordon node-1") == {
             "line": "kubectl cordon node-1", "stdout": "",
             "stderr": 'error: unable to cordon node "node-1": patch is not supported on resources of kind "nodes"\n',
@@ -551,9 +550,8 @@ def test_drain_refuses_what_kubectl_refuses_and_force_evicts_an_unmanaged_pod(
 ) -> None:
     kube = make_session(live_server, tmp_path, scenario="plain-pod", speed=10)
     kube.wait_for(lambda: "node-1" in kube.run("get", "pods", "-o", "wide").stdout)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         for line in ("drain", "drain nope", "drain node-1", "drain node-1 --timeout=x"):
             _same_as_kubectl(kube, tab, line)  # a Pod scenario: its cordon fails, nothing changes
         tab.client.emit("clock", {"op": "play"})
@@ -570,9 +568,8 @@ def test_drain_refuses_what_kubectl_refuses_and_force_evicts_an_unmanaged_pod(
 def test_drain_of_a_daemonset_node_as_kubectl(live_server: Any, tmp_path: Any) -> None:
     kube = make_session(live_server, tmp_path, scenario="daemonset-drain", speed=10)
     kube.wait_for(lambda: "node-1" in kube.run("get", "pods", "-A", "-o", "wide").stdout)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         mine = tab.type("kubectl drain node-1")
         assert kube.run("uncordon", "node-1").returncode == 0
         _, stderr, code = _kubectl(kube, "drain node-1")
@@ -589,9 +586,8 @@ def test_describe_service_shows_ready_endpoints_only_as_kubectl(
     live_server: Any, tmp_path: Any
 ) -> None:
     kube = make_session(live_server, tmp_path, scenario="readiness-endpoints", speed=10)
-    tab = Tab(live_server.url, kube.info["session"])
+    tab = paused_tab(live_server, kube)
     try:
-        tab.pause()
         first = _same_as_kubectl(kube, tab, "describe svc web")
         tab.client.emit("clock", {"op": "play"})
         kube.wait_for(lambda: "1/1" in kube.run("get", "pod", "web", "--no-headers").stdout)
