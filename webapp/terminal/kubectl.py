@@ -12,7 +12,9 @@ run(session, words) -> Outcome(stdout, stderr, exit_code)
 from __future__ import annotations
 
 import json
+import re
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -1246,8 +1248,6 @@ _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m
 
 def parse_go_duration(text: str) -> float | None:
     """Go's time.ParseDuration ("20s", "1m30s", "0"), in seconds; None when it is not one."""
-    import re
-
     if text == "0":
         return 0.0
     parts = re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)", text)
@@ -1384,8 +1384,6 @@ def drain(session: Any, words: list[str]) -> Outcome:
         return api.request(session, "POST", f"{path}/eviction", body=body)
 
     def stream() -> Any:
-        import time
-
         deadline = None if not timeout else time.monotonic() + timeout
         problems: list[str] = []
         waiting: list[dict] = []  # evicted: until gone
