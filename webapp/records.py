@@ -189,7 +189,11 @@ def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, li
 
 
 class RecordStore(Protocol):
-    def write_many(self, writes: dict[str, RecordWrite]) -> None: ...
+    def write_many(self, writes: dict[str, RecordWrite]) -> set[str]:
+        """Writes them all; returns the ids whose write has no base and found no record
+        to change (nothing is written for those: the caller writes them whole)."""
+        ...
+
     def load(self, session_id: str) -> dict[str, Any] | None: ...
     def delete(self, session_id: str) -> None: ...
     def touch(self, session_ids: list[str]) -> None: ...
@@ -204,8 +208,9 @@ class SqliteRecords:
         self.idle_seconds = idle_seconds
         table.sweep(idle_seconds)
 
-    def write_many(self, writes: dict[str, RecordWrite]) -> None:
-        self.table.write_many(writes)
+    def write_many(self, writes: dict[str, RecordWrite]) -> set[str]:
+        missing: set[str] = self.table.write_many(writes)
+        return missing
 
     def load(self, session_id: str) -> dict[str, Any] | None:
         parts = self.table.load(session_id)
@@ -232,6 +237,25 @@ class SqliteRecords:
             raise StoreUnwritable(cause)
 
 
+# KEYS[1]: a session's record; ARGV: its ttl in seconds, how many row fields to drop, those
+# fields, then field/value pairs to set. Changes the record only if it has its base: 1 if
+# written, 0 if there was no record to change.
+_PATCH = """
+if redis.call('HEXISTS', KEYS[1], 'base') == 0 then
+  return 0
+end
+local dropped = tonumber(ARGV[2])
+for i = 3, 2 + dropped do  -- one call each: unpack() stops at a few thousand values
+  redis.call('HDEL', KEYS[1], ARGV[i])
+end
+for i = 3 + dropped, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+
 class RedisRecords:
     """Records in Redis: a hash per session (`base`, `head`, `a<n>` per action row),
     expiring `ttl_seconds` after it was last written or touched; each write is one
@@ -240,6 +264,7 @@ class RedisRecords:
     def __init__(self, client: Any, ttl_seconds: float) -> None:
         self.client = client
         self.ttl = max(1, int(ttl_seconds))
+        self._patch = client.register_script(_PATCH)
 
     @staticmethod
     def key(session_id: str) -> str:
@@ -250,22 +275,32 @@ class RedisRecords:
         """The first format's record: one JSON string."""
         return f"{PREFIX}:record:{session_id}"
 
-    def write_many(self, writes: dict[str, RecordWrite]) -> None:
+    def write_many(self, writes: dict[str, RecordWrite]) -> set[str]:
         if not writes:
-            return
+            return set()
         pipe = self.client.pipeline(transaction=True)
+        patches: dict[str, int] = {}  # id -> its patch's place among the answers
+        answers = 0
         for session_id, write in writes.items():
             key = self.key(session_id)
             fields = {"head": write.head}
-            if write.base is not None:
-                pipe.delete(key, self.old_key(session_id))
-                fields["base"] = write.base
-            elif write.drop > write.keep:
-                pipe.hdel(key, *(f"a{n}" for n in range(write.keep, write.drop)))
             fields.update({f"a{write.keep + i}": row for i, row in enumerate(write.add)})
-            pipe.hset(key, mapping=fields)
+            if write.base is None:
+                # Only onto a record that is there: Redis may have lost it (restarted
+                # empty, evicted), and rows without their base are not a record.
+                dropped = [f"a{n}" for n in range(write.keep, write.drop)]
+                pairs = [x for item in fields.items() for x in item]
+                self._patch(keys=[key], args=[self.ttl, len(dropped), *dropped, *pairs],
+                            client=pipe)  # fmt: skip
+                patches[session_id] = answers
+                answers += 1
+                continue
+            pipe.delete(key, self.old_key(session_id))
+            pipe.hset(key, mapping={"base": write.base, **fields})
             pipe.expire(key, self.ttl)
-        pipe.execute()
+            answers += 3
+        results = pipe.execute()
+        return {s for s, at in patches.items() if not int(results[at])}
 
     def load(self, session_id: str) -> dict[str, Any] | None:
         parts = self.client.hgetall(self.key(session_id))
@@ -541,19 +576,36 @@ class Keeper:
             with self._lock:
                 self.held[session.id] = None  # not written: the next round writes it whole
 
-    def _write(self, writes: dict[str, RecordWrite]) -> None:
+    def _write(self, writes: dict[str, RecordWrite]) -> set[str]:
         """Write to the store; if that fails, the next write of these sessions is whole
-        (what the store holds of them is not known any more)."""
+        (what the store holds of them is not known any more). Returns the ids whose
+        partial write found no record (nothing written): each is written whole next."""
         try:
-            self.store.write_many(writes)
+            missing = self.store.write_many(writes)
         except BaseException:
             with self._lock:
                 for session_id in writes:
                     if session_id in self.held:
                         self.held[session_id] = None
             raise
-        self.bytes_written += sum(write.size for write in writes.values())
-        self.records_written += len(writes)
+        with self._lock:
+            for session_id in missing:
+                if session_id in self.held:
+                    self.held[session_id] = None
+        done = [write for session_id, write in writes.items() if session_id not in missing]
+        self.bytes_written += sum(write.size for write in done)
+        self.records_written += len(done)
+        return missing
+
+    def _write_sure(self, session: Session, written: Written | None) -> None:
+        """Under the session's lock: its record written (the changed parts onto the
+        record there, or whole when there is none)."""
+        write, _ = write_of(session, written)
+        if written is not None and self._write({session.id: write}):
+            write, _ = write_of(session, None)
+            self._write({session.id: write})
+        elif written is None:
+            self._write({session.id: write})
 
     def resume(self, session_id: str, *, sid: str | None, client: str) -> Session | None:
         """Rebuild session `session_id` from its record for tab `sid` (None: for no tab
@@ -643,8 +695,7 @@ class Keeper:
         with session.lock, self._writing:
             with self._lock:
                 written = self.held.get(session_id)
-            write, _ = write_of(session, written)
-            self._write({session_id: write})
+            self._write_sure(session, written)
             with self._lock:
                 self.held.pop(session_id, None)
             self.manager.remove(session_id)
@@ -679,9 +730,22 @@ class Keeper:
             with self._lock:  # before the sessions: one claimed in between waits a round
                 held = dict(self.held)
             sessions = {s.id: s for s in self.manager.sessions()}
+            # The leases first: a session another worker took over is not written over
+            # its record, and one whose lease was gone (Redis lost its data, or this
+            # worker stalled past it) is written whole, its record may be gone too.
+            kept = [s for s in held if s in sessions]
+            renewed = self.leases.renew(kept)
+            lost = {s for s, ok in zip(kept, renewed, strict=True) if not ok}
+            with self._lock:
+                for session_id in getattr(self.leases, "lapsed", ()):
+                    held[session_id] = None
+                    if session_id in self.held:
+                        self.held[session_id] = None
             due: dict[str, RecordWrite] = {}
             marks: dict[str, Written] = {}
             for session_id, session in sessions.items():
+                if session_id in lost:
+                    continue
                 if session_id not in held:
                     # Made here without `claim` (a class hand-out): kept from now on.
                     if self.draining or not self.leases.acquire(session_id):
@@ -696,11 +760,20 @@ class Keeper:
                     due[session_id], marks[session_id] = write_of(session, held.get(session_id))
                 finally:
                     session.lock.release()
-            if due:
-                self._write(due)
+            missing = self._write(due) if due else set()
+            for session_id in sorted(missing):  # their records were gone: written whole now
+                session = sessions[session_id]
+                if not session.lock.acquire(blocking=False):
+                    continue  # busy: the next round writes it whole (held says None)
+                try:
+                    whole, marks[session_id] = write_of(session, None)
+                finally:
+                    session.lock.release()
+                if not self._write({session_id: whole}):
+                    missing.discard(session_id)
             with self._lock:
                 for session_id, mark in marks.items():
-                    if session_id in self.held:
+                    if session_id in self.held and session_id not in missing:
                         self.held[session_id] = mark
                 # Held but no longer in the manager: reaped or evicted. (A hand-over stops
                 # holding a session before the manager lets it go, so it is never counted.)
@@ -717,16 +790,7 @@ class Keeper:
                         self.on_gone(session_id)
                     except Exception:
                         log.warning("revoking a freed session's API tokens failed")
-        kept = [s for s in held if s in sessions]
-        lost = [s for s, ok in zip(kept, self.leases.renew(kept), strict=True) if not ok]
-        # A lease that was gone (Redis lost its data?): its record is written again.
-        lapsed = getattr(self.leases, "lapsed", ())
-        if lapsed:
-            with self._lock:
-                for session_id in lapsed:
-                    if session_id in self.held:
-                        self.held[session_id] = None
-        self.store.touch(kept)
+        self.store.touch([s for s in kept if s not in lost])
         for session_id in lost:  # another worker took it over
             with self._lock:
                 self.held.pop(session_id, None)
@@ -758,15 +822,23 @@ class Keeper:
         self.draining = True
         self.stopped.set()
         records: dict[str, RecordWrite] = {}
+        sessions: dict[str, Session] = {}
         for session in self.manager.sessions():
             with session.lock, self._writing:  # in this order, as a claim takes them
                 with self._lock:
                     written = self.held.get(session.id)
                 records[session.id], _ = write_of(session, written)
+                sessions[session.id] = session
                 self.manager.remove(session.id)
         try:
             with self._writing:
-                self._write(records)
+                missing = self._write(records)
+                if missing:  # their records were gone: whole (no tab changes them now)
+                    whole = {}
+                    for session_id in missing:
+                        with sessions[session_id].lock:
+                            whole[session_id], _ = write_of(sessions[session_id], None)
+                    self._write(whole)
         except Exception as error:
             if not _store_fault(error):
                 raise

@@ -398,11 +398,14 @@ class SessionRecordTable(SqliteFile):
             connection.execute(_RECORDS_SCHEMA)
             connection.execute(_RECORD_ROWS_SCHEMA)
 
-    def write_many(self, writes: dict[str, Any]) -> None:
-        """One transaction for all of them."""
+    def write_many(self, writes: dict[str, Any]) -> set[str]:
+        """One transaction for all of them. Returns the ids whose write had no base and
+        found no record to change (swept, or deleted): nothing is written for those, so
+        that a record is never rows without the base they belong to."""
         if not writes:
-            return
+            return set()
         now = self.clock()
+        missing: set[str] = set()
         with self.connection as connection:
             for key, write in writes.items():
                 if write.base is not None:
@@ -410,6 +413,15 @@ class SessionRecordTable(SqliteFile):
                     connection.execute("DELETE FROM session_records WHERE id = ?", (key,))
                     rows = [(key, BASE_PART, write.base, now)]
                 else:
+                    if (
+                        connection.execute(
+                            "SELECT 1 FROM session_record_rows WHERE id = ? AND part = ?",
+                            (key, BASE_PART),
+                        ).fetchone()
+                        is None
+                    ):
+                        missing.add(key)
+                        continue
                     connection.execute(
                         "DELETE FROM session_record_rows WHERE id = ? AND part >= ?",
                         (key, write.keep),
@@ -422,6 +434,7 @@ class SessionRecordTable(SqliteFile):
                     " VALUES (?, ?, ?, ?)",
                     rows,
                 )
+        return missing
 
     def load(self, session_id: str) -> tuple[str, str, list[str]] | str | None:
         rows = self.connection.execute(

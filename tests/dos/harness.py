@@ -3,8 +3,9 @@
 - `LiveServer`: `python -m webapp --port 0` with a temporary database, its stderr in a file,
   a memory ceiling (RLIMIT_AS) and a watchdog that kills it past a hard RSS cap, so that a
   failing run cannot take the shared machine down. Reads VmRSS and Threads from /proc.
-- `Player`: a python-socketio client that plays a built-in scenario and records when each
-  `tick` arrives; `max_gap(start, end)` is the longest wait between two updates.
+- `Player`: a python-socketio client in a process of its own (tests/dos/player.py) that
+  plays a built-in scenario and records when each `tick` arrives; `max_gap(start, end)`
+  is the longest wait between two updates.
 - `RawClient`: Engine.IO 4 / Socket.IO 5 over a WebSocket (websocket-client for the
   handshake), optionally from another loopback address (127.0.0.2 ...) so the server sees
   another client, with a thread that drains what the server sends without parsing it
@@ -32,7 +33,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import socketio
 import websocket
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,28 +196,53 @@ class LiveServer:
 
 
 class Player:
-    """A legitimate player: joins a built-in scenario, plays it at 1x, records ticks."""
+    """A legitimate player: joins a built-in scenario, plays it at 1x, records ticks. It
+    runs in its own process (tests/dos/player.py), which stamps each tick as it arrives:
+    in this one, the attackers' reader threads would hold the GIL while a tick waits, and
+    the gap measured would be ours, not the server's."""
 
     def __init__(self, url: str, scenario: str = "plain-pod") -> None:
         self.ticks: list[float] = []
         self.errors: list[dict[str, Any]] = []
         self.snapshots = 0
-        self.client = socketio.Client(reconnection=False)
-        self.client.on("tick", self._tick)
-        self.client.on("snapshot", self._snapshot)
-        self.client.on("error", self._error)
-        self.client.connect(url, transports=["websocket"], wait_timeout=10)
-        self.client.emit("join", {"scenario": scenario})
-        self.client.emit("clock", {"op": "play"})
+        self.client = self  # `player.client.emit(...)`, as with a socketio.Client
+        self._ready = threading.Event()
+        self._failed: str | None = None
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.dos.player", url, scenario],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._reader = threading.Thread(target=self._read, name="player", daemon=True)
+        self._reader.start()
+        if not self._ready.wait(30) or self._failed is not None:
+            self.close()
+            raise RuntimeError(f"the player could not join: {self._failed or 'no answer'}")
 
-    def _tick(self, _: Any) -> None:
-        self.ticks.append(time.monotonic())
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            kind, _, rest = line.rstrip("\n").partition(" ")
+            if kind == "tick":
+                self.ticks.append(float(rest))
+            elif kind == "snapshot":
+                self.snapshots += 1
+            elif kind == "error":
+                self.errors.append(json.loads(rest))
+            elif kind == "failed":
+                self._failed = rest
+                self._ready.set()
+            elif kind == "ready":
+                self._ready.set()
+        self._ready.set()
 
-    def _snapshot(self, _: Any) -> None:
-        self.snapshots += 1
-
-    def _error(self, payload: Any) -> None:
-        self.errors.append(payload)
+    def emit(self, event: str, data: Any) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps([event, data]) + "\n")
+        self.process.stdin.flush()
 
     def wait_for_ticks(self, count: int = 5, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
@@ -233,7 +258,16 @@ class Player:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            self.client.disconnect()
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        with contextlib.suppress(Exception):
+            assert self.process.stdout is not None
+            self.process.stdout.close()
 
 
 def ws_url(url: str) -> str:

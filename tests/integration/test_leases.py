@@ -78,6 +78,26 @@ def test_records_and_handover_requests(client: object) -> None:
     store.delete("s2")
     assert store.load("s2") is None
 
+    # Redis lost the record (restarted empty): the changed parts alone are refused, and
+    # nothing of them is written (rows without their base are no record); a whole write
+    # in the same transaction still goes in.
+    store.write_many({"s3": records.RecordWrite(head=head % (0, 1), base=base)})
+    client.flushall()  # type: ignore[attr-defined]
+    missing = store.write_many({
+        "s3": records.RecordWrite(head=head % (1, 2), keep=0, drop=0, add=['{"at": 1}']),
+        "s4": records.RecordWrite(head=head % (0, 1), base=base),
+    })  # fmt: skip
+    assert missing == {"s3"}
+    assert not client.exists(records.RedisRecords.key("s3"))  # type: ignore[attr-defined]
+    assert store.load("s4") is not None
+    # many rows dropped and added at once (no unpack() limit in the script)
+    many = [f'{{"at": {n}}}' for n in range(20_000)]
+    store.write_many({"s4": records.RecordWrite(head=head % (20_000, 3), keep=0, add=many)})
+    assert store.write_many({"s4": records.RecordWrite(head=head % (1, 4), keep=1,
+                                                       drop=20_000)}) == set()  # fmt: skip
+    assert store.load("s4")["actions"] == [{"at": 0}]  # type: ignore[index]
+    assert len(client.hkeys(records.RedisRecords.key("s4"))) == 3  # type: ignore[attr-defined]
+
     holder = records.RedisLeases(client, "worker-a")
     asked = threading.Event()
     holder.listen(lambda session_id: session_id == "s1" and asked.set())
