@@ -61,6 +61,7 @@ from webapp.manifest import parse_scenario
 from webapp.redis_client import bounded_redis
 from webapp.sessions import Session, SessionManager, slices
 from webapp.sessions.session import RECORD
+from webapp.sessions.tasks import tasks_of
 
 log = logging.getLogger(__name__)
 
@@ -125,8 +126,14 @@ def head_of(session: Session, count: int) -> dict[str, Any]:
         "speed": session.clock.speed,
         "used": session.used,
         "owner": session.owner,  # a class's run: never resumed by `join {session}`
+        "tasks": _tasks_done(session),  # the lesson's tasks done (webapp/sessions/tasks.py)
         "savedAt": time.time(),
     }
+
+
+def _tasks_done(session: Session) -> list[int]:
+    progress = getattr(session, "_tasks", None)
+    return list(progress.done) if progress is not None else []
 
 
 def write_of(session: Session, written: Written | None) -> tuple[RecordWrite, Written]:
@@ -171,8 +178,9 @@ def changes(session: Session) -> tuple[Any, ...]:
     """What a new record is written for: read without the lock (a stale read only delays
     the record by a round)."""
     clock = session.clock
+    progress = getattr(session, "_tasks", None)
     return (session.seq, clock.playing, clock.speed, len(session.future), session.sim.now,
-            session.history)  # fmt: skip
+            session.history, progress.version if progress is not None else 0)  # fmt: skip
 
 
 def rebuild(engine: Any, record: dict[str, Any], *, end: float) -> tuple[Any, list[Any], float]:
@@ -669,6 +677,9 @@ class Keeper:
             session.seq = int(record["seq"])
             session.used = bool(record.get("used", True))
             session.owner = record.get("owner") or None
+            progress = tasks_of(session)
+            if progress is not None and isinstance(record.get("tasks"), list):
+                progress.restore([int(i) for i in record["tasks"] if isinstance(i, int)])
             session.clock.speed = float(record["speed"])
             session.clock.playing = bool(record["playing"]) and until < session.clock.end
             # Back to the record's moment as a seek is: one slice here, the rest by the seek

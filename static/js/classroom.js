@@ -612,7 +612,7 @@ export function mount({ socket, body, scenarioText, currentNow, notice }) {
       h("td", {}, i18n.seconds(s.now)),
       h("td", { class: "mono" }, s.status),
       h("td", {}, s.stage),
-      h("td", {}, String(s.lessonSteps)),
+      h("td", {}, s.tasks ? `${s.lessonSteps} · ${i18n.t("class.tasks", { done: s.tasks })}` : String(s.lessonSteps)),
       h("td", {}, answers),
       h("td", {}, i18n.t("class.ago", { n: s.lastActivity })),
       h("td", { class: "class-stuck-cell" }, s.stuck.map((r) => i18n.t(`class.stuck.${r}`)).join(", ")),

@@ -99,6 +99,7 @@ export function applySnapshot(prev, msg) {
     actions: msg.actions || [],
     eventTimes: mergeEventTimes(sameSession ? prev.eventTimes : {}, msg.events, { upTo: msg.now ?? 0 }),
     seeking: msg.seeking ?? null,
+    tasks: msg.tasks ?? null,
   };
 }
 
@@ -137,6 +138,7 @@ export function applyTick(prev, tick) {
       stage: has("stage") ? tick.stage : fresh.length ? lastStage(transitions) : prev.stage,
       actions: delta ? prev.actions.slice(0, delta.keep).concat(delta.add) : has("actions") ? tick.actions : prev.actions,
       seeking: has("seeking") ? tick.seeking : prev.seeking,
+      tasks: has("tasks") ? tick.tasks : prev.tasks,
     },
   };
 }
@@ -912,16 +914,38 @@ export function seenWords(state) {
   return words;
 }
 
+/**
+ * The lesson's steps and which are reached. A task (issue 19) is reached once every step
+ * before it is (so it comes in the lesson's order), and is `done` when the server says so
+ * (its check is computed from the session: webapp/sessions/tasks.py); a step after a task
+ * is reached only once that task is done.
+ */
 export function lessonModel(state) {
   const steps = state.scenario?.lesson || [];
   const words = seenWords(state);
-  return steps.map((step, index) => ({
-    index,
-    at: step.at ?? null,
-    when: step.when ?? null,
-    text: step.text || {},
-    reached: (step.at !== null && step.at !== undefined && state.now >= step.at) || (step.when ? words.has(step.when) : false),
-  }));
+  const done = new Set(state.tasks?.done || []);
+  let open = true; // every task before this step is done
+  let allBefore = true; // every step before this one is reached
+  return steps.map((step, index) => {
+    const task = Boolean(step.task);
+    const own = task
+      ? allBefore
+      : (step.at !== null && step.at !== undefined && state.now >= step.at) || (step.when ? words.has(step.when) : false);
+    const reached = own && open;
+    const model = {
+      index,
+      at: step.at ?? null,
+      when: step.when ?? null,
+      task,
+      done: task && done.has(index),
+      hints: step.hints || [],
+      text: step.text || {},
+      reached,
+    };
+    allBefore = allBefore && reached;
+    if (task && !done.has(index)) open = false;
+    return model;
+  });
 }
 
 /** What the probe switch of (container, probe) shows: the user's last choice, else what the probe last saw. */

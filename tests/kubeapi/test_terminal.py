@@ -597,3 +597,50 @@ def test_describe_service_shows_ready_endpoints_only_as_kubectl(
         assert first["stdout"] != ready["stdout"]
     finally:
         tab.close()
+
+
+SET_AND_LABEL = [
+    "label node node-1 disktype=ssd",
+    "label node node-1 disktype=ssd",
+    "label node node-1 disktype=hdd",
+    "label node node-1 disktype=hdd --overwrite",
+    "label node node-1 disktype-",
+    "label node node-1 missing-",
+    "label nodes/node-9 a=b",
+    "label node node-1",
+    "label deploy/web tier=front",
+    "label node node-1 a=b=c",
+    "set image deployment/web nginx=nginx:1.28",
+    "set image deployment/web nginx=nginx:1.28",
+    "set image deploy web nginx=nginx:1.27",
+    "set image deployment/web nosuch=nginx:1.28",
+    "set image deployment/nothere nginx=nginx:1.28",
+    "set image deployment/web",
+    "set image pod/" + "web-0 nginx=x",
+]
+
+
+def test_set_image_and_label_change_the_session_as_kubectl_does(
+    live_server: Any, tmp_path: Any
+) -> None:
+    """Each line in one session typed in the page and in another by the real kubectl: the
+    same answers, and the same objects after (both start from the same rolled-out run)."""
+    _mine, tab = rolled_out(live_server, tmp_path / "mine")
+    theirs, other = rolled_out(live_server, tmp_path / "theirs")
+    try:
+        for line in SET_AND_LABEL:
+            answer = tab.type(f"kubectl {line}")
+            stdout, stderr, code = _kubectl(theirs, line)
+            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (
+                stdout, stderr, code), line  # fmt: skip
+        for line in (
+            "get node node-1 --show-labels",
+            "get deploy web -o jsonpath={.spec.template.spec.containers[0].image}",
+        ):
+            assert (
+                tab.type(f"kubectl {line}")["stdout"].split()[-1]
+                == _kubectl(theirs, line)[0].split()[-1]
+            )
+    finally:
+        tab.close()
+        other.close()

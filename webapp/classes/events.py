@@ -388,6 +388,7 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
             "status",
             "stage",
             "lesson_steps",
+            "tasks_done",
             "may_be_stuck",
             *[f"answer {n}: {_question_text(cls, q)}" for n, q in enumerate(qids, 1)],
             *[f"correct {n}: {_question_text(cls, q)}" for n, q in enumerate(qids, 1)],
@@ -413,6 +414,7 @@ def roster_csv(classes: Classes, cls: Classroom) -> str:
                 row["status"],
                 row["stage"],
                 row["lessonSteps"],
+                row.get("tasks") or "",
                 " ".join(row["stuck"]),
                 # a free-text answer is read without names: the CSV says only who wrote one
                 *[

@@ -39,6 +39,7 @@ from webapp.classes.store import ClassStore
 from webapp.ratelimit import RateLimiter
 from webapp.realtime.state import Realtime, Refusal, parse
 from webapp.sessions import Session, SessionGone, TooManyForClient, TooManySessions, slices
+from webapp.sessions.tasks import tasks_of
 
 log = logging.getLogger(__name__)
 
@@ -792,6 +793,7 @@ class Classes:
                     "status": view["status"],
                     "stage": view["stage"],
                     "lessonSteps": view["lessonSteps"],
+                    "tasks": view.get("tasks", ""),  # "done/count" of the lesson's tasks
                     "answers": {
                         **{q: a[key] for q, a in list(cls.answers.items()) if key in a},
                         # a free-text answer: only that they wrote one (no text by name)
@@ -1068,12 +1070,28 @@ def _locked_session_view(session: Session) -> dict[str, Any]:
             reached += 1
     pod = sim.pod() if hasattr(sim, "pod") else None
     simulation = session.scenario.simulation
+    progress = tasks_of(session)
+    if progress is not None:
+        progress.update(session)
+        done = set(progress.done)  # a step after a task not done is not reached yet
+        reached = 0
+        for index, step in enumerate(steps):
+            if isinstance(step, dict) and step.get("task"):
+                reached += 1  # shown: it comes when the steps before it have
+                if index not in done:
+                    break
+            elif isinstance(step, dict) and (
+                (isinstance(step.get("at"), int | float) and sim.now >= step["at"])
+                or step.get("when") in words
+            ):
+                reached += 1
     return {
         "scenario": simulation.get("name") or "",
         "now": sim.now,
         "status": status if pod is not None else "Gone",
         "stage": stage or "",
         "lessonSteps": reached,
+        "tasks": f"{len(progress.done)}/{progress.wire()['count']}" if progress else "",
         **(_health(columns) if pod is not None else {"ready": (0, 0), "restarts": 0}),
     }
 

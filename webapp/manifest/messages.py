@@ -323,6 +323,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "a choice needs a check on the run that makes it right: one of {checks}",
         "zh": "每个选项都需要一个判断运行状态的条件：{checks} 之一",
     },
+    "task_check": {
+        "en": "a task needs a check that says it is done: one of {checks}",
+        "zh": "每个任务都需要一个判断完成的条件：{checks} 之一",
+    },
     "question_choices": {
         "en": "a question needs 2 to 5 choices",
         "zh": "一个问题需要 2 到 5 个选项",

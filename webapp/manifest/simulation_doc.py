@@ -37,6 +37,12 @@ MAX_QUESTIONS = 20
 # (webapp/classes/quiz.py evaluates them): kubectl's STATUS and RESTARTS, the phase, the Ready
 # condition, and whether the Pod is a ready endpoint of a Service.
 QUESTION_CHECKS = ("status", "restarts", "phase", "ready", "inEndpoints")
+# What a lesson task's check may look at (webapp/sessions/tasks.py evaluates them); `pod`,
+# `selector`, `deployment` and `node` only say which objects the others are about.
+TASK_CHECKS = ("status", "ready", "maxRestarts", "event", "ran", "rolledOut", "schedulable",
+               "podsOnNode")  # fmt: skip
+MAX_TASK_HINTS = 5
+MAX_TASK_ALTERNATIVES = 10
 # A process's exit status is 8 bits: the kernel keeps exit(n) & 0xff and containerd reports
 # it, or 128 + the signal (CONTAINER-SEMANTICS §1.7), so 0..255 is every code a runtime shows.
 MAX_EXIT_CODE = 255
@@ -252,8 +258,43 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
         own, required = ACTION_FIELDS[action]
         yield from fields({**common, **own}, ("at", "action", *required))(value, path)
 
+    def ran_check(value: Any, path: Path) -> Iterator[Finding]:
+        """A command line's words (after `kubectl`), or a list of alternatives."""
+        if isinstance(value, list):
+            yield from list_of(string, MAX_TASK_ALTERNATIVES)(value, path)
+        else:
+            yield from string(value, path)
+
+    task_check = fields(
+        {
+            "pod": string,
+            "selector": string,
+            "status": string,
+            "ready": boolean,
+            "maxRestarts": integer(0),
+            "event": string,
+            "ran": ran_check,
+            "deployment": string,
+            "rolledOut": boolean,
+            "node": string,
+            "schedulable": boolean,
+            "podsOnNode": integer(0),
+        }
+    )
+
+    def task_check_given(value: Any, path: Path) -> Iterator[Finding]:
+        yield from task_check(value, path)
+        if isinstance(value, dict) and not any(k in value for k in TASK_CHECKS):
+            yield Finding(path, "task_check", {"checks": ", ".join(TASK_CHECKS)})
+
     def lesson_step(value: Any, path: Path) -> Iterator[Finding]:
-        """{at | when, text}."""
+        """{at | when, text}, or a task: {task, hints?, check}."""
+        if isinstance(value, dict) and "task" in value:
+            yield from fields(
+                {"task": text, "hints": list_of(text, MAX_TASK_HINTS), "check": task_check_given},
+                ("task", "check"),
+            )(value, path)
+            return
         yield from fields({"at": seconds, "when": string, "text": text}, ("text",))(value, path)
         if isinstance(value, dict) and ("at" in value) == ("when" in value):
             yield Finding(path, "lesson_timing", {})
@@ -464,6 +505,21 @@ def apply_findings(simulation: dict[str, Any], check_apply: ApplyCheck) -> Itera
 # --- normalised form ------------------------------------------------------------------
 
 
+def _lesson_step(step: dict[str, Any]) -> dict[str, Any]:
+    """A lesson step as the page gets it; a task's `check` stays on the server (the page
+    is told which tasks are done: webapp/sessions/tasks.py)."""
+    if "task" in step:
+        return {"at": None, "when": None, "task": True, "text": _texts(step.get("task"), ""),
+                "hints": [_texts(h, "") for h in step.get("hints") or []]}  # fmt: skip
+    return {"at": _optional_float(step.get("at")), "when": step.get("when"),
+            "text": _texts(step.get("text"), "")}  # fmt: skip
+
+
+def lesson_checks(simulation: dict[str, Any]) -> list[dict[str, Any] | None]:
+    """Each lesson step's task check (None for a step that is not a task), as written."""
+    return [dict(step["check"]) if "task" in step else None for step in lesson_steps(simulation)]
+
+
 def lesson_steps(simulation: dict[str, Any]) -> list[dict[str, Any]]:
     """The steps of a document's `lesson`: the list itself, or its `steps`."""
     lesson = simulation.get("lesson") or []
@@ -554,14 +610,7 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
             for ref, entry in (simulation.get("images") or {}).items()
         },
         "script": sorted(script, key=lambda step: step["at"]),
-        "lesson": [
-            {
-                "at": _optional_float(step.get("at")),
-                "when": step.get("when"),
-                "text": _texts(step.get("text"), ""),
-            }
-            for step in lesson_steps(simulation)
-        ],
+        "lesson": [_lesson_step(step) for step in lesson_steps(simulation)],
         "questions": [
             {
                 "id": str(q["id"]),
@@ -583,4 +632,7 @@ def normalise_simulation(simulation: dict[str, Any] | None, pod: dict[str, Any])
     }
     if simulation.get("traffic"):
         normalised["traffic"] = dict(simulation["traffic"])
+    checks = lesson_checks(simulation)
+    if any(check is not None for check in checks):
+        normalised["taskChecks"] = checks  # the server's only (webapp/sessions/tasks.py)
     return normalised

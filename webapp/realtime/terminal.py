@@ -31,7 +31,9 @@ from webapp.clients import current_client
 from webapp.realtime.state import Realtime, Refusal
 from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
+from webapp.sessions.tasks import tasks_of
 from webapp.terminal import api as terminal_api
+from webapp.terminal.words import ShellError, split_words
 
 MAX_OUTPUT_BYTES = 512 * 1024
 MAX_STREAM_BYTES = 1024 * 1024  # what one running `-w` may print in all
@@ -121,6 +123,23 @@ def _follow(rt: Realtime, sid: str, lang: str, running: Running, stream: Any) ->
         running.stop()
 
 
+def _ran(rt: Realtime, session: Any, line: str) -> None:
+    """A kubectl line that ran without an error, for the lesson's tasks (`ran` checks:
+    webapp/sessions/tasks.py); the tabs hear of a task it completed at once."""
+    progress = tasks_of(session)
+    if progress is None:
+        return
+    try:
+        words = split_words(line)
+    except ShellError:
+        return
+    if not words or words[0] != "kubectl":
+        return
+    with session.lock:
+        progress.ran(words[1:])
+        rt.send_tick(session)
+
+
 def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     if "signal" in payload:
         check.only_fields(payload, ["signal"])
@@ -144,6 +163,8 @@ def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     going = outcome.stream is not None
     _output(rt, sid, line, _bounded(outcome.stdout, lang), _bounded(outcome.stderr, lang),
             None if going else outcome.exit_code)  # fmt: skip
+    if going or outcome.exit_code == 0:
+        _ran(rt, session, line)
     if going:
         running = Running(line, outcome.stop)
         with _running_lock:

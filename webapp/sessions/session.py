@@ -30,6 +30,7 @@ from webapp.sessions import memory
 from webapp.sessions.budget import CpuBudget, charged, held, slice_stop
 from webapp.sessions.clock import SessionClock
 from webapp.sessions.derived import derived_payload
+from webapp.sessions.tasks import tasks_of
 from webapp.sessions.views import CACHED_KEYS, StateCache
 from webapp.sessions.wire import WirePayload
 
@@ -515,7 +516,25 @@ class Session:
                 "containers": derived_payload(sim, self.scenario.text),
             },
             "actions": self.actions,
+            **self._tasks_payload(),
         }
+
+    def _tasks_payload(self) -> dict[str, Any]:
+        """`tasks: {done, count}` for a lesson with tasks (checked first: webapp/sessions/
+        tasks.py), else nothing; remembers what was sent."""
+        progress = tasks_of(self)
+        if progress is None:
+            return {}
+        progress.update(self)
+        self._sent_tasks = progress.version
+        return {"tasks": progress.wire()}
+
+    def _tasks_changed(self) -> bool:
+        progress = tasks_of(self)
+        if progress is None:
+            return False
+        progress.update(self)
+        return progress.version != getattr(self, "_sent_tasks", -1)
 
     def tick(
         self, wall_now: float | None = None, interval: float = MIN_TICK_INTERVAL
@@ -541,15 +560,19 @@ class Session:
         kept = self.marks.delta(WIRE, self.timeline_length())
         actions_changed = kept is not None
         seeking = self.seeking()
+        tasks_changed = self._tasks_changed()
         if (
             _revision(sim) == self._sent_revision
             and clock == self._sent_clock
             and sim.now == self._sent_now
             and not actions_changed
             and seeking == self._sent_seeking
+            and not tasks_changed
         ):
             return None
-        urgent = len(transitions) > self._sent_transitions or clock != self._sent_clock
+        urgent = (
+            len(transitions) > self._sent_transitions or clock != self._sent_clock or tasks_changed
+        )
         if (
             wall_now is not None
             and not (urgent or actions_changed)
@@ -581,6 +604,8 @@ class Session:
         }
         if seeking is not None or was_seeking is not None:
             payload["seeking"] = seeking  # progress, or null once the seek is over
+        if tasks_changed:
+            payload.update(self._tasks_payload())
         if kept is not None:
             # The action log as the engine accepted it (its own `at`), so that what a tab
             # shares is what the server ran, never what the tab asked for: the first `keep`

@@ -74,10 +74,11 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, exec, delete, scale, rollout, cordon, uncordon, drain, version, api-resources "
-              "and api-versions",
+              "logs, exec, delete, scale, rollout, set image, label, cordon, uncordon, drain, "
+              "version, api-resources and api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、cordon、uncordon、drain、version、api-resources 和 api-versions",
+              "scale、rollout、set image、label、cordon、uncordon、drain、version、api-resources "
+              "和 api-versions",
     },
     "kyaml": {
         "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
@@ -127,6 +128,12 @@ NOT_HERE = {
     "exec_owner": {
         "en": "`kubectl exec TYPE/NAME` is not available in this terminal yet; name the Pod",
         "zh": "这个终端还不支持 `kubectl exec 类型/名称`；请直接写 Pod 的名称",
+    },
+    "set_other": {
+        "en": "this terminal runs `kubectl set image` only; env, resources, selector, "
+              "serviceaccount and subject are not here yet",
+        "zh": "这个终端只支持 `kubectl set image`；env、resources、selector、serviceaccount "
+              "和 subject 还不支持",
     },
 }  # fmt: skip
 
@@ -1452,8 +1459,168 @@ def drain(session: Any, words: list[str]) -> Outcome:
     return Outcome("".join(out), "".join(err), 0, stream=stream(), stop=stop.set)
 
 
+# -- set image, label -------------------------------------------------------------------
+
+
+def _object_targets(args: list[str]) -> tuple[list[tuple[Resource, str]], list[str]]:
+    """`TYPE NAME... ARGS` or `TYPE/NAME... ARGS`: the objects, then the other words (the
+    first word with `=`, or one after the objects ending in `-`, starts them)."""
+    split = next((i for i, a in enumerate(args) if "=" in a or (i and a.endswith("-"))), len(args))
+    heads, rest = args[:split], args[split:]
+    if not heads:
+        return [], rest
+    if "/" in heads[0]:
+        return [(res, name) for res, names in _targets(heads) for name in names], rest
+    res = _resource_or_fail(heads[0])
+    return [(res, name) for name in heads[1:]], rest
+
+
+def _pod_spec(obj: dict, kind: str) -> tuple[dict, list[str]]:
+    """The Pod spec of a Pod or of a workload's template, and its place in the object."""
+    spec = obj.get("spec") or {}
+    if kind == "Pod":
+        return spec, ["spec"]
+    return (spec.get("template") or {}).get("spec") or {}, ["spec", "template", "spec"]
+
+
+SET_IMAGE_FLAGS = (Flag("all", kind="bool"), Flag("selector", "l"))
+TEMPLATED = ("Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job")
+NEEDS_OBJECTS = ("error: one or more resources must be specified as <resource> <name> or "
+                 "<resource>/<name>\nSee 'kubectl {verb} -h' for help and examples\n")  # fmt: skip
+
+
+def set_command(session: Any, words: list[str]) -> Outcome:
+    """`kubectl set image TYPE/NAME CONTAINER=IMAGE...` (set image is the one `set` here):
+    a strategic merge patch of the changed containers, `<kind>/<name> image updated`."""
+    sub = next((w for w in words if not w.startswith("-")), None)
+    if sub != "image":
+        raise NotHere("set_other")
+    words = list(words)
+    words.remove("image")
+    parsed = parse("set image", words, SET_IMAGE_FLAGS)
+    targets, pairs = _object_targets(parsed.args)
+    if not targets:
+        raise Failed(NEEDS_OBJECTS.format(verb="set image"))
+    if not pairs:
+        raise Failed("error: at least one image update is required\n")
+    images: dict[str, str] = {}
+    for pair in pairs:
+        container, eq, image = pair.partition("=")
+        if not eq or not container or not image:
+            raise Failed(f"error: invalid image update: {pair}\n")
+        images[container] = image
+    namespace = _namespace(parsed)
+    out, errors = [], []
+    for res, name in targets:
+        path = f"{_collection(res, namespace)}/{name}"
+        status, obj = api.request(session, "GET", path)
+        if status >= 400:
+            errors.append(status_error(obj))
+            continue
+        if res.kind not in TEMPLATED:
+            errors.append(f"error: {_prefix(res)}/{name} the object is not a pod or does not "
+                          f"have a pod template: {res.kind}\n")  # fmt: skip
+            continue
+        spec, where = _pod_spec(obj, res.kind)
+        names = [c.get("name") for f in ("initContainers", "containers") for c in spec.get(f) or []]
+        missing = [c for c in images if c != "*" and c not in names]
+        if missing:
+            errors.append(f'error: unable to find container named "{missing[0]}"\n')
+            continue
+        changed: dict[str, list[dict[str, str]]] = {}
+        for field in ("initContainers", "containers"):
+            for c in spec.get(field) or []:
+                image = images.get(c.get("name")) or images.get("*")
+                if image is not None and c.get("image") != image:
+                    changed.setdefault(field, []).append({"image": image, "name": c["name"]})
+        if not changed:
+            continue  # kubectl sends no empty patch, and says nothing
+        if changed:
+            patch: dict[str, Any] = dict(changed)
+            for key in reversed(where):
+                patch = {key: patch}
+            status, answer = api.request(session, "PATCH", path, body=patch,
+                                         content_type="application/strategic-merge-patch+json")  # fmt: skip
+            if status >= 400:
+                errors.append(f"error: failed to patch image update to pod template: "
+                              f"{(answer or {}).get('message', '')}\n")  # fmt: skip
+                continue
+        out.append(f"{_prefix(res)}/{name} image updated\n")
+    return Outcome("".join(out), "".join(errors), 1 if errors else 0)
+
+
+LABEL_FLAGS = (Flag("overwrite", kind="bool"), Flag("list", kind="bool"), Flag("all", kind="bool"),
+               Flag("selector", "l"))  # fmt: skip
+LABEL_KEY = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                       r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")  # fmt: skip
+LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def label(session: Any, words: list[str]) -> Outcome:
+    """`kubectl label TYPE NAME KEY=VALUE... KEY-...` (label.go): a JSON merge patch of the
+    labels; `labeled`, `unlabeled` or `not labeled`, as its updateDataChangeMsg says."""
+    parsed = parse("label", words, LABEL_FLAGS)
+    targets, changes = _object_targets(parsed.args)
+    if not targets:
+        raise Failed(NEEDS_OBJECTS.format(verb="label"))
+    if not changes:
+        raise Failed("error: at least one label update is required\n")
+    new: dict[str, str] = {}
+    remove: list[str] = []
+    for change in changes:
+        if change.endswith("-") and "=" not in change:
+            remove.append(change[:-1])
+            continue
+        key, eq, value = change.partition("=")
+        if (not eq or not LABEL_KEY.fullmatch(key) or len(value) > 63
+                or not LABEL_VALUE.fullmatch(value)):  # fmt: skip
+            raise Failed(f"error: invalid label spec: {change}\n")
+        new[key] = value
+    namespace = _namespace(parsed)
+    out, errors = [], []
+    failed = False
+    for res, name in targets:
+        path = f"{_collection(res, namespace)}/{name}"
+        status, obj = api.request(session, "GET", path)
+        if status >= 400:
+            errors.append(status_error(obj))
+            failed = True
+            continue
+        old = dict((obj.get("metadata") or {}).get("labels") or {})
+        if not parsed["overwrite"]:
+            taken = next((k for k in new if k in old and old[k] != new[k]), None)
+            if taken is not None:
+                errors.append(f"error: '{taken}' already has a value ({old[taken]}), and "
+                              "--overwrite is false\n")  # fmt: skip
+                failed = True
+                continue
+        labels = {**old, **new}
+        for key in remove:
+            if key in labels:
+                del labels[key]
+            else:
+                out.append(f'label "{key}" not found.\n')  # kubectl prints it on stdout
+        message = "not labeled"
+        if labels != old:
+            message = "labeled"
+            if not parsed["overwrite"] and len(json.dumps(labels)) < len(json.dumps(old)):
+                message = "unlabeled"
+            patch = {"metadata": {"labels": {**{k: v for k, v in new.items() if old.get(k) != v},
+                                             **{k: None for k in remove if k in old}}}}  # fmt: skip
+            status, answer = api.request(session, "PATCH", path, body=patch,
+                                         content_type="application/merge-patch+json")  # fmt: skip
+            if status >= 400:
+                errors.append(status_error(answer))
+                failed = True
+                continue
+        out.append(f"{_prefix(res)}/{name} {message}\n")
+    return Outcome("".join(out), "".join(errors), 1 if failed else 0)
+
+
 HANDLERS = {
     "get": get,
+    "set": set_command,
+    "label": label,
     "describe": describe,
     "logs": logs,
     "exec": exec_command,
