@@ -617,6 +617,16 @@ SET_AND_LABEL = [
     "set image deployment/nothere nginx=nginx:1.28",
     "set image deployment/web",
     "set image pod/" + "web-0 nginx=x",
+    "patch deployment web -p {\"spec\":{\"replicas\":4}}",
+    "patch deployment web -p {\"spec\":{\"replicas\":4}}",
+    "patch deployment/web --type=merge -p {\"metadata\":{\"labels\":{\"team\":\"a\"}}}",
+    "patch deployment web --type=json -p [{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":3}]",
+    "patch deployment web --type=json -p [{\"op\":\"remove\",\"path\":\"/spec/nothere\"}]",
+    "patch deployment web --type=xml -p {}",
+    "patch deployment web",
+    "patch deployment -p {}",
+    "patch node node-1 -p {\"metadata\":{\"labels\":{\"zone\":\"b\"}}}",
+    "patch deployment/nothere -p {}",
 ]
 
 

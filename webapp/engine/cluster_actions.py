@@ -326,6 +326,11 @@ def perform(sim: ClusterSimulation, action: dict) -> dict | None:
         else:
             spec.pop("unschedulable", None)
         node["spec"] = spec
+        if word == "uncordon":
+            # The NodeUnschedulable plugin's queueing hint: a Node that takes Pods again
+            # sends the Pods it rejected back to the scheduling queue.
+            for run in sim.live_runs():
+                run.retry_scheduling()
     elif word == "drain":
         sim.drain(action["node"], ignore_daemonsets=action.get("ignoreDaemonsets", True))
     elif word == "node-down":

@@ -40,7 +40,7 @@ QUESTION_CHECKS = ("status", "restarts", "phase", "ready", "inEndpoints")
 # What a lesson task's check may look at (webapp/sessions/tasks.py evaluates them); `pod`,
 # `selector`, `deployment` and `node` only say which objects the others are about.
 TASK_CHECKS = ("status", "ready", "maxRestarts", "event", "ran", "rolledOut", "schedulable",
-               "podsOnNode")  # fmt: skip
+               "podsOnNode", "endpoints")  # fmt: skip
 MAX_TASK_HINTS = 5
 MAX_TASK_ALTERNATIVES = 10
 # A process's exit status is 8 bits: the kernel keeps exit(n) & 0xff and containerd reports
@@ -279,6 +279,7 @@ def document_check(horizon: float = DEFAULT_HORIZON_SECONDS) -> Check:
             "node": string,
             "schedulable": boolean,
             "podsOnNode": integer(0),
+            "endpoints": string,
         }
     )
 

@@ -1,5 +1,6 @@
 """The built-in scenarios: `scenarios/*.yaml`, then the workload lessons of
-`scenarios/workloads/*.yaml` (docs/workloads.md), parsed once and cached.
+`scenarios/workloads/*.yaml` (docs/workloads.md) and `scenarios/tasks/*.yaml` (lessons of
+tasks: docs/lessons.md), parsed once and cached.
 
 catalog = ScenarioCatalog(resource_dir("scenarios"))
 catalog.get("plain-pod")      # a parsed Scenario, or None
@@ -30,6 +31,7 @@ class ScenarioCatalog:
                 scenarios = {}
                 paths = sorted(self.folder.glob("*.yaml"))
                 paths += sorted((self.folder / "workloads").glob("*.yaml"))
+                paths += sorted((self.folder / "tasks").glob("*.yaml"))  # lessons of tasks
                 for path in paths:
                     if path.stem in scenarios:
                         log.error("built-in scenario %s repeats a name", path)

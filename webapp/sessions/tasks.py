@@ -17,6 +17,7 @@ which never reach the page). Every key of a check must hold:
     deployment: NAME, rolledOut: b  the Deployment's rollout is complete (`rollout status`)
     node: NAME, schedulable: b      the Node is (not) cordoned
     node: NAME, podsOnNode: N       N Pods on it, not counting DaemonSets' and finished ones
+    endpoints: SERVICE              the Service has a ready endpoint (its EndpointSlices)
 
 Tasks are done in order: the first not done is the only one checked, after each change
 of the run and each command; once done a task stays done (what the learner did is not
@@ -245,6 +246,19 @@ def holds(check: dict[str, Any], facts: Facts, commands: Any = ()) -> bool:
             if (d.get("metadata") or {}).get("name") == check.get("deployment")
         ]
         if not found or deployment_rollout_status(found[0])[1] != check["rolledOut"]:
+            return False
+    if "endpoints" in check:
+        slices = [
+            e
+            for e in facts.items("EndpointSlice")
+            if ((e.get("metadata") or {}).get("labels") or {}).get("kubernetes.io/service-name")
+            == check["endpoints"]
+        ]
+        if not any(
+            (point.get("conditions") or {}).get("ready")
+            for e in slices
+            for point in e.get("endpoints") or []
+        ):
             return False
     if "schedulable" in check or "podsOnNode" in check:
         nodes = [

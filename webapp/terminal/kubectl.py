@@ -74,10 +74,10 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, exec, delete, scale, rollout, set image, label, cordon, uncordon, drain, "
+              "logs, exec, delete, scale, rollout, set image, label, patch, cordon, uncordon, drain, "
               "version, api-resources and api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、set image、label、cordon、uncordon、drain、version、api-resources "
+              "scale、rollout、set image、label、patch、cordon、uncordon、drain、version、api-resources "
               "和 api-versions",
     },
     "kyaml": {
@@ -128,6 +128,11 @@ NOT_HERE = {
     "exec_owner": {
         "en": "`kubectl exec TYPE/NAME` is not available in this terminal yet; name the Pod",
         "zh": "这个终端还不支持 `kubectl exec 类型/名称`；请直接写 Pod 的名称",
+    },
+    "patch_file": {
+        "en": "`kubectl patch --patch-file` is not available in this terminal (it has no files); "
+              "give the patch with -p",
+        "zh": "这个终端不支持 `kubectl patch --patch-file`（它没有文件）；请用 -p 给出补丁",
     },
     "set_other": {
         "en": "this terminal runs `kubectl set image` only; env, resources, selector, "
@@ -1617,8 +1622,51 @@ def label(session: Any, words: list[str]) -> Outcome:
     return Outcome("".join(out), "".join(errors), 1 if failed else 0)
 
 
+PATCH_FLAGS = (Flag("patch", "p"), Flag("type"), Flag("patch-file"), Flag("dry-run"),
+               Flag("subresource"))  # fmt: skip
+PATCH_TYPES = {
+    "json": "application/json-patch+json",
+    "merge": "application/merge-patch+json",
+    "strategic": "application/strategic-merge-patch+json",
+}
+
+
+def patch_command(session: Any, words: list[str]) -> Outcome:
+    """`kubectl patch TYPE NAME -p PATCH [--type strategic|merge|json]` (patch.go): the
+    patch (JSON, or YAML as kubectl turns it into JSON) sent as is; `<kind>/<name> patched`,
+    or `patched (no change)` when the object came back as it was."""
+    parsed = parse("patch", words, PATCH_FLAGS)
+    if parsed["patch-file"]:
+        raise NotHere("patch_file")
+    kind = parsed["type"] or "strategic"
+    if kind not in PATCH_TYPES:
+        raise Failed(f'error: --type must be one of [json merge strategic], not "{kind}"\n')
+    text = parsed["patch"]
+    if not text:
+        raise Failed("error: must specify --patch or --patch-file containing the contents of "
+                     "the patch\n")  # fmt: skip
+    targets, extra = _object_targets(parsed.args)
+    if not targets and parsed.args and not extra:
+        raise Failed("error: resource(s) were provided, but no name was specified\n")
+    if not targets or extra:
+        raise Failed("error: you must specify a type and name to patch\n")
+    if len(targets) != 1:
+        raise Failed("error: only one resource may be patched at a time\n")
+    try:
+        body = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise Failed(f'error: unable to parse "{text}": {str(error).splitlines()[0]}\n') from None
+    res, name = targets[0]
+    path = f"{_collection(res, _namespace(parsed))}/{name}"
+    before = _call(session, "GET", path)
+    after = _call(session, "PATCH", path, body=body, content_type=PATCH_TYPES[kind])
+    changed = after != before
+    return Outcome(f"{_prefix(res)}/{name} patched{'' if changed else ' (no change)'}\n")
+
+
 HANDLERS = {
     "get": get,
+    "patch": patch_command,
     "set": set_command,
     "label": label,
     "describe": describe,
