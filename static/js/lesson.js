@@ -3,6 +3,12 @@ import { h, fill, setText } from "./dom.js";
 import { t, lang, seconds } from "./i18n.js";
 import { lessonModel } from "./state.js";
 
+// `code` in a lesson's text (a command to type) as <code>; the rest as text. Only text nodes
+// are made: a lesson's words never become markup.
+function inline(text) {
+  return String(text).split("`").map((part, i) => (i % 2 ? h("code", {}, part) : part));
+}
+
 export function mount(root) {
   const title = h("p", { class: "lesson-title", id: "lesson-title" });
   const description = h("p", { class: "lesson-description" });
@@ -33,8 +39,8 @@ export function mount(root) {
     });
     return h("li", { class: ["lesson-step", "lesson-task", s.done && "is-done", latest && "is-latest"], dataset: { index: s.index } },
       h("span", { class: "lesson-when" }, s.done ? t("lesson.taskDone") : t("lesson.task")),
-      h("span", { class: "lesson-text" }, s.text[language] || s.text.en || ""),
-      ...s.hints.slice(0, shown).map((hint) => h("span", { class: "lesson-hint" }, hint[language] || hint.en || "")),
+      h("span", { class: "lesson-text" }, ...inline(s.text[language] || s.text.en || "")),
+      ...s.hints.slice(0, shown).map((hint) => h("span", { class: "lesson-hint" }, ...inline(hint[language] || hint.en || ""))),
       hintButton);
   };
   const render = (state, force = false) => {
@@ -52,7 +58,7 @@ export function mount(root) {
       fill(steps, reached.map((s) => s.task ? taskItem(s, language, s.index === latest) :
         h("li", { class: ["lesson-step", s.index === latest && "is-latest"], dataset: { index: s.index } },
           h("span", { class: "lesson-when" }, s.at !== null ? t("lesson.at", { t: seconds(s.at) }) : t("lesson.when", { when: s.when })),
-          h("span", { class: "lesson-text" }, s.text[language] || s.text.en || ""))));
+          h("span", { class: "lesson-text" }, ...inline(s.text[language] || s.text.en || "")))));
       const pending = reached.at(-1);
       setText(waiting, !model.length ? t("lesson.none")
         : pending?.task && !pending.done ? t("lesson.taskWaiting")
