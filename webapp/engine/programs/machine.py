@@ -891,9 +891,7 @@ class Process:
                 self.wake(th)
         killed = self.exit_code is not None and not th.done
         code = (
-            137
-            if killed or (self.exit_code is not None and th.exit_code is None)
-            else th.exit_code
+            137 if killed or (self.exit_code is not None and th.exit_code is None) else th.exit_code
         )
         return self._exec_result(th, code, local - start, False, head_chars)
 
