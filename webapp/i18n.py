@@ -393,6 +393,10 @@ ACTION_REFUSALS: Final[dict[str, dict[str, str]]] = {
         "en": "The command line has {args} arguments and {bytes} bytes; at most 1024 arguments and {limit} bytes.",
         "zh": "命令行有 {args} 个参数、{bytes} 字节；最多 1024 个参数、{limit} 字节。",
     },
+    "bad_shell_state": {
+        "en": "The shell's state is not valid: {reason}.",
+        "zh": "shell 的状态无效：{reason}。",
+    },
     "eviction_refused": {
         "en": "The eviction was refused: {message}",
         "zh": "驱逐被拒绝：{message}",

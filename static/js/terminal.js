@@ -24,17 +24,23 @@ export function mount(panel, { state }) {
     autocapitalize: "off", autocorrect: "off", spellcheck: "false", enterkeyhint: "send",
     "data-i18n-aria": "term.input", "aria-label": t("term.input"), "aria-describedby": "terminal-hint" });
   const hint = h("p", { class: "term-hint", id: "terminal-hint" });
+  const promptEl = h("span", { class: "term-prompt", id: "terminal-prompt", "aria-hidden": "true" }, PROMPT.trim());
   const form = h("form", { class: "term-line", on: { submit: (e) => { e.preventDefault(); submit(input.value); } } },
-    h("span", { class: "term-prompt", "aria-hidden": "true" }, PROMPT.trim()), input);
+    promptEl, input);
   const root = h("div", { class: "term", id: "terminal" }, out, form, hint);
   panel.append(root);
 
   let pending = []; // blocks sent and not finished, in the order the server answers them
   let streaming = null; // the block whose command goes on (`-w`) until ^C
+  let shell = null; // `kubectl exec -it`: {owner: its block, prompt} while the shell is open
   let chars = 0;
 
   function showHint() {
-    setText(hint, t(streaming ? "term.hint.running" : "term.hint"));
+    setText(hint, t(shell ? "term.hint.shell" : streaming ? "term.hint.running" : "term.hint"));
+  }
+  function setPrompt(text) {
+    setText(promptEl, text.trimEnd());
+    root.classList.toggle("is-shell", Boolean(shell));
   }
   showHint();
   onLanguageChange(() => {
@@ -42,9 +48,9 @@ export function mount(panel, { state }) {
     showHint();
   });
 
-  function block(line) {
+  function block(line, prompt = PROMPT) {
     const el = h("div", { class: "term-block", dataset: { line } },
-      h("div", { class: "term-command" }, h("span", { class: "term-prompt", "aria-hidden": "true" }, PROMPT), visible(line)));
+      h("div", { class: "term-command" }, h("span", { class: "term-prompt", "aria-hidden": "true" }, visible(prompt)), visible(line)));
     out.append(el);
     trim();
     return el;
@@ -85,6 +91,19 @@ export function mount(panel, { state }) {
     input.value = "";
     history.add(line);
     saveHistory(history.lines);
+    if (shell) {
+      // The shell reads every line (its own `clear`, `history` ...); an empty one only
+      // prints a new prompt, as a shell does.
+      const el = block(line, shell.prompt);
+      el.classList.add("is-shell-line");
+      if (!line.trim()) finish(el, 0);
+      else {
+        pending.push(el);
+        emit("pg:terminal", { line });
+      }
+      scroll();
+      return;
+    }
     const kind = classify(line);
     const el = block(line);
     if (kind === "empty") finish(el, 0);
@@ -113,11 +132,31 @@ export function mount(panel, { state }) {
 
   on("pg:terminal-output", (msg) => {
     const follow = atBottom();
-    let el = pending[0];
+    const el = pending[0] || shell?.owner;
     if (!el) return; // an answer for a screen that was cleared
     write(el, msg.stdout, "stdout");
     write(el, msg.stderr, "stderr");
-    if (msg.exitCode === null || msg.exitCode === undefined) {
+    if (typeof msg.prompt === "string") {
+      // A shell is open (exec -it): this block is done, the next line is the shell's.
+      if (!shell) {
+        shell = { owner: el, prompt: msg.prompt };
+        el.classList.add("is-running");
+      } else {
+        el.classList.add("is-done");
+      }
+      pending = pending.filter((b) => b !== el);
+      shell.prompt = msg.prompt;
+      setPrompt(msg.prompt);
+      showHint();
+    } else if (shell && msg.exitCode !== null && msg.exitCode !== undefined) {
+      // The shell ended (exit, Ctrl+D, its container stopped): kubectl's prompt again.
+      const owner = shell.owner;
+      shell = null;
+      if (el !== owner) finish(el, msg.exitCode);
+      owner.classList.remove("is-running");
+      finish(owner, msg.exitCode);
+      setPrompt(PROMPT);
+    } else if (msg.exitCode === null || msg.exitCode === undefined) {
       streaming = el;
       el.classList.add("is-running");
       showHint();
@@ -140,11 +179,21 @@ export function mount(panel, { state }) {
       write(el, `${t("term.lost")}\n`, "stderr");
       finish(el, 1);
     }
+    if (shell) finish(shell.owner, 1);
     streaming = null;
+    shell = null;
+    setPrompt(PROMPT);
     showHint();
   });
 
   function interrupt() {
+    if (shell) { // ^C at the shell's prompt: the line is dropped, a new prompt
+      const el = block(input.value + "^C", shell.prompt);
+      el.classList.add("is-shell-line", "is-done");
+      input.value = "";
+      scroll();
+      return;
+    }
     if (streaming) {
       emit("pg:terminal", { signal: "SIGINT" });
       write(streaming, "^C", "stdout");
@@ -169,6 +218,7 @@ export function mount(panel, { state }) {
     } else if (event.key === "Tab" && !event.shiftKey && input.value.trim()) {
       // An empty line lets Tab leave the terminal, so the keyboard is never trapped here.
       event.preventDefault();
+      if (shell) return; // the container's shell: nothing of kubectl's to complete
       const caret = input.selectionStart ?? input.value.length;
       const done = complete(input.value, caret, namesFrom(state()));
       input.value = done.line;
@@ -184,6 +234,13 @@ export function mount(panel, { state }) {
       if (input.selectionStart !== input.selectionEnd || String(window.getSelection?.() ?? "")) return; // copy
       event.preventDefault();
       interrupt();
+    } else if (ctrl && event.key.toLowerCase() === "d" && shell && !input.value) {
+      // Ctrl+D on an empty line: end of input, the shell exits.
+      event.preventDefault();
+      const el = block("", shell.prompt);
+      el.classList.add("is-shell-line");
+      pending.push(el);
+      emit("pg:terminal", { signal: "EOF" });
     } else if (ctrl && event.key.toLowerCase() === "l") {
       event.preventDefault();
       out.replaceChildren();

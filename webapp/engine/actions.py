@@ -40,7 +40,7 @@ FIELDS = {
     "node-down": ("node",),
     "node-up": ("node",),
     "apply": ("yaml",),
-    "exec": ("pod", "container", "command"),
+    "exec": ("pod", "container", "command", "shell"),
     "update": ("yaml",),
 }
 
@@ -51,6 +51,12 @@ EXEC_MAX_ARGS = 1024
 EXEC_MAX_BYTES = 32 * 1024  # the command line, all arguments together (UTF-8)
 EXEC_TIMEOUT_MS = 60_000  # of the command's own time line: `sleep infinity` ends here
 EXEC_OUTPUT_BYTES = 64 * 1024  # of stdout and of stderr; the rest is cut
+# An interactive shell's state (`exec` `shell`, kubectl exec -it): its variables, names and
+# values together, and its working directory.
+EXEC_SHELL_STATE_BYTES = 64 * 1024
+EXEC_SHELL_VARIABLES = 1024
+SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+SHELL_STATE_FIELDS = frozenset({"workingDir", "variables", "exported", "status"})
 MAX_EXIT_CODE = 255  # a process's exit status is 8 bits (CONTAINER-SEMANTICS §1.7)
 
 
@@ -245,8 +251,45 @@ def _check_exec(sim: Cluster, action: dict) -> dict:
     if any("\0" in a for a in command):
         raise ActionError("bad_command", {},
                           "An argument holds a NUL byte, which no command line can carry.")  # fmt: skip
+    if "shell" in action:
+        _check_shell_state(action["shell"])
     action["pod"] = sim.pod_name
     return action
+
+
+def _check_shell_state(shell: Any) -> None:
+    """An interactive shell's state (kubectl exec -it, Machine.exec ``shell``): {} for the
+    container's own, or the ``workingDir``, ``variables``, ``exported`` and ``status`` an
+    earlier line of the same shell answered with, within EXEC_SHELL_STATE_BYTES."""
+
+    def bad(why: str) -> ActionError:
+        return ActionError("bad_shell_state", {"reason": why},
+                           f"The shell's state is not valid: {why}.")  # fmt: skip
+
+    if not isinstance(shell, dict) or set(shell) - SHELL_STATE_FIELDS:
+        raise bad("a mapping of workingDir, variables, exported and status")
+    directory = shell.get("workingDir", "/")
+    if not isinstance(directory, str) or not directory.startswith("/") or "\0" in directory:
+        raise bad("workingDir is an absolute path")
+    variables = shell.get("variables", {})
+    if not isinstance(variables, dict) or len(variables) > EXEC_SHELL_VARIABLES:
+        raise bad(f"variables is a mapping of at most {EXEC_SHELL_VARIABLES} names")
+    size = len(directory.encode("utf-8", "surrogatepass"))
+    for name, value in variables.items():
+        if not isinstance(name, str) or not SHELL_NAME.fullmatch(name):
+            raise bad("each variable's name is a shell name")
+        if not isinstance(value, str) or "\0" in value:
+            raise bad("each variable's value is a string without NUL")
+        size += len(name) + len(value.encode("utf-8", "surrogatepass")) + 2
+    if size > EXEC_SHELL_STATE_BYTES:
+        raise bad(f"it holds {size} bytes; at most {EXEC_SHELL_STATE_BYTES}")
+    exported = shell.get("exported", [])
+    names = isinstance(exported, list) and all(isinstance(n, str) for n in exported)
+    if not names or not set(exported) <= set(variables):
+        raise bad("exported lists names of its variables")
+    status = shell.get("status", 0)
+    if not isinstance(status, int) or isinstance(status, bool) or not 0 <= status <= MAX_EXIT_CODE:
+        raise bad(f"status is an exit status, 0 to {MAX_EXIT_CODE}")
 
 
 def _check_node_down(sim: Cluster, action: dict) -> dict:
@@ -349,7 +392,7 @@ def _exec(sim: Cluster, action: dict) -> dict:
     record = sim.kubelet.by_name[name]
     # One character more than is kept tells that there was more.
     result = sim.kubelet.processes.user_exec(
-        record, list(argv), EXEC_TIMEOUT_MS, EXEC_OUTPUT_BYTES + 1
+        record, list(argv), EXEC_TIMEOUT_MS, EXEC_OUTPUT_BYTES + 1, action.get("shell")
     )
     stdout, cut_out = _cut(result.stdout)
     stderr, cut_err = _cut(result.stderr)
@@ -363,18 +406,30 @@ def _exec(sim: Cluster, action: dict) -> dict:
         "timedOut": result.timed_out,
         "truncated": cut_out or cut_err,
     }
+    if "shell" in action:
+        answer["shell"] = result.shell
     if result.error:
         ended = "could not start"
     elif result.timed_out or result.exit_code is None:
         ended = f"was stopped after {EXEC_TIMEOUT_MS // 1000}s of its own time (it had not ended)"
     else:
         ended = f"exited with {result.exit_code}"
-    shown = " ".join(argv)
-    shown = shown if len(shown) <= 80 else shown[:79] + "…"
-    sim.transition("running", f"Container/{name}", "exec", None, answer["exitCode"],
-                   f"kubectl exec {action['pod']} -c {name} -- {shown}: {ended}",
+    pod = action["pod"]
+    if "shell" not in action:
+        said = f"kubectl exec {pod} -c {name} -- {_clip(' '.join(argv))}: {ended}"
+    elif len(argv) > 2:  # kubectl exec -it: a line typed into the shell (SHELL -c LINE)
+        said = f"kubectl exec -it {pod} -c {name} -- {argv[0]}: {_clip(argv[2])}: {ended}"
+    else:  # ... the shell opening
+        said = f"kubectl exec -it {pod} -c {name} -- {argv[0]}: " + (
+            "could not start" if result.error else "opened"
+        )
+    sim.transition("running", f"Container/{name}", "exec", None, answer["exitCode"], said,
                    container=name)  # fmt: skip
     return answer
+
+
+def _clip(shown: str) -> str:
+    return shown if len(shown) <= 80 else shown[:79] + "…"
 
 
 def _cut(text: str) -> tuple[str, bool]:

@@ -108,10 +108,11 @@ def serve(token: str, namespace: str, name: str) -> Any:
 
 
 def exec_in(session: Any, namespace: str, name: str, container: str | None,
-            command: list[str]) -> dict:  # fmt: skip
+            command: list[str], shell: dict | None = None) -> dict:  # fmt: skip
     """The engine's `exec` of `command` in container `container` (None: the Pod's only one) of
     Pod `name`, as the API server runs it: its answer (stdout, stderr, exitCode, error), or
-    the ApiError kubectl prints. The terminal's `kubectl exec` runs it too."""
+    the ApiError kubectl prints. The terminal's `kubectl exec` runs it too; `shell`: a line
+    of its `exec -it` shell (webapp/terminal/shell.py, the engine's exec `shell`)."""
     from webapp.kubeapi import api
 
     res = resource("", "v1", "pods")
@@ -127,6 +128,8 @@ def exec_in(session: Any, namespace: str, name: str, container: str | None,
             raise bad_request(f"a container name must be specified for pod {name}, choose "
                               f"one of: [{' '.join(names)}]")  # fmt: skip
         action = {"action": "exec", "pod": name, "container": container, "command": command}
+        if shell is not None:
+            action["shell"] = shell
         try:
             result: dict = session.act(action)  # engine/actions.py _exec: its answer
             session.used = True

@@ -14,6 +14,16 @@ only comes back after it), the tab leaving, the watch's own end (exit code 0) or
 MAX_STREAM_BYTES of output (the cut said, exit code 0). One such command per tab; each is
 a watch of the session's API, within its bounds (MAX_WATCHES_PER_SESSION / _PER_CLIENT).
 
+`kubectl exec -it POD -- sh` opens a shell (webapp/terminal/shell.py): its answer has
+`exitCode: null` and `prompt` (what the shell prints, e.g. `/ # `), and while it is open
+every line the tab sends goes to it, each answered with its output and the next `prompt`;
+`terminal {signal: "EOF"}` is Ctrl+D (the shell exits). It ends with the shell (`exit [N]`:
+its last `terminal:output` has kubectl's exit code and no `prompt`), its container stopping
+(seen at the next line or the next look, every SHELL_LOOK_SECONDS: 137), SHELL_IDLE_SECONDS
+without a line, or the tab leaving. A shell is the tab's running command; at most
+MAX_SHELLS_PER_SESSION open on a session and MAX_SHELLS_PER_CLIENT from one client address
+(a line over them is answered in the tab's language, and opens nothing).
+
 A class's teacher types for the class: every `terminal:output` of the teacher's tab goes as
 `terminal:mirror` (the same payload) to the class's run too (its followers, the teacher's
 other tabs, presenter mode: `Realtime.terminal_mirrors`).
@@ -22,6 +32,8 @@ other tabs, presenter mode: `Realtime.terminal_mirrors`).
 from __future__ import annotations
 
 import threading
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import current_app
@@ -33,6 +45,7 @@ from webapp.sessions import PayloadProblem
 from webapp.sessions import payloads as check
 from webapp.sessions.tasks import tasks_of
 from webapp.terminal import api as terminal_api
+from webapp.terminal import shell as terminal_shell
 from webapp.terminal.words import ShellError, split_words
 
 MAX_OUTPUT_BYTES = 512 * 1024
@@ -68,10 +81,114 @@ _running: dict[str, Running] = {}
 _running_lock = threading.Lock()
 
 
+# -- exec -it: the tab's open shell --------------------------------------------------------
+
+MAX_SHELLS_PER_SESSION = 10
+MAX_SHELLS_PER_CLIENT = 20
+SHELL_IDLE_SECONDS = 30 * 60  # wall seconds without a line
+SHELL_LOOK_SECONDS = 1.0  # how often an open shell's container is looked at
+
+
+@dataclass(eq=False)
+class OpenShell:
+    """A tab's shell (or, until `shell` is set, the place reserved for the one it opens)."""
+
+    session: Any
+    client: str
+    line: str = ""  # the `kubectl exec -it ...` line that opened it
+    shell: Any = None  # webapp/terminal/shell.Shell
+    used: float = field(default_factory=time.monotonic)
+    closed: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_shells: dict[str, OpenShell] = {}
+
+
+def _reserve(sid: str, session: Any, client: str, lang: str) -> str | None:
+    """A place for one more shell of this tab, within the bounds; else the refusal."""
+    with _running_lock:
+        open_ = [s for k, s in _shells.items() if k != sid]
+        if sum(s.session is session for s in open_) >= MAX_SHELLS_PER_SESSION:
+            return terminal_shell.said("too_many_session", lang, limit=MAX_SHELLS_PER_SESSION)
+        if sum(s.client == client for s in open_) >= MAX_SHELLS_PER_CLIENT:
+            return terminal_shell.said("too_many_client", lang, limit=MAX_SHELLS_PER_CLIENT)
+        _shells[sid] = OpenShell(session, client)
+    return None
+
+
+def _close(sid: str, entry: OpenShell) -> bool:
+    """Forget the tab's shell; True for the one caller that closed it."""
+    with _running_lock:
+        if _shells.get(sid) is not entry or entry.closed:
+            return False
+        entry.closed = True
+        del _shells[sid]
+    return True
+
+
+def _shell_line(rt: Realtime, sid: str, entry: OpenShell, line: str, lang: str) -> None:
+    """A line typed at the shell's prompt (or Ctrl+D: `line` None)."""
+    with entry.lock:
+        if entry.closed:
+            return
+        entry.used = time.monotonic()
+        if line is None:
+            answer = entry.shell.eof()
+        else:
+            with rt.working(entry.session), terminal_api.as_client(entry.client):
+                answer = entry.shell.line(entry.session, line, lang)
+        shown = "" if line is None else line
+        if answer.ended is None:
+            _output(rt, sid, shown, _bounded(answer.stdout, lang), _bounded(answer.stderr, lang),
+                    None, entry.shell.prompt())  # fmt: skip
+        elif _close(sid, entry):
+            _output(rt, sid, shown, _bounded(answer.stdout, lang), _bounded(answer.stderr, lang),
+                    answer.ended)  # fmt: skip
+
+
+def _watch_shell(rt: Realtime, sid: str, entry: OpenShell, lang: str) -> None:
+    """End the shell when its container stops (137, as kubectl says it) or it idles."""
+    while not entry.closed:
+        rt.socketio.sleep(SHELL_LOOK_SECONDS)
+        with entry.lock:
+            if entry.closed:
+                return
+            idle = time.monotonic() - entry.used > SHELL_IDLE_SECONDS
+            if idle:
+                text, code = (
+                    terminal_shell.said("idle", lang, minutes=int(SHELL_IDLE_SECONDS // 60)),
+                    1,
+                )
+            else:
+                with terminal_api.as_client(entry.client):
+                    gone = entry.shell.gone(entry.session)
+                if not gone:
+                    continue
+                text = entry.shell._ended(terminal_shell.KILLED).stderr
+                code = terminal_shell.KILLED
+            if _close(sid, entry):
+                _output(rt, sid, "", "", text, code)
+
+
+def _opened(rt: Realtime, sid: str, entry: OpenShell, lang: str) -> None:
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    def watch() -> None:
+        with app.app_context():
+            _watch_shell(rt, sid, entry, lang)
+
+    rt.socketio.start_background_task(watch)
+
+
 def stop(sid: str, *, interrupted: bool = False, rt: Realtime | None = None) -> None:
     """Stop the tab's running command: the tab left (nothing said), or SIGINT or a new line
     (`rt` given: its last `terminal:output`, exit code 130, goes out now, before anything
-    the new line prints)."""
+    the new line prints). A tab that leaves closes its shell."""
+    if not interrupted:
+        entry = _shells.get(sid)
+        if entry is not None:
+            _close(sid, entry)
     with _running_lock:
         running = _running.pop(sid, None)
     if running is None:
@@ -82,8 +199,11 @@ def stop(sid: str, *, interrupted: bool = False, rt: Realtime | None = None) -> 
         _output(rt, sid, running.line, "", "", 130)
 
 
-def _output(rt: Realtime, sid: str, line: str, stdout: str, stderr: str, code: int | None) -> None:
-    payload = {"line": line, "stdout": stdout, "stderr": stderr, "exitCode": code}
+def _output(rt: Realtime, sid: str, line: str, stdout: str, stderr: str, code: int | None,
+            prompt: str | None = None) -> None:  # fmt: skip
+    payload: dict[str, Any] = {"line": line, "stdout": stdout, "stderr": stderr, "exitCode": code}
+    if prompt is not None:  # a shell is open (exec -it): the page shows its prompt
+        payload["prompt"] = prompt
     rt.outbox.emit("terminal:output", payload, to=sid)
     for mirror in rt.terminal_mirrors:  # the same text to whoever watches this terminal
         room = mirror(sid)
@@ -143,8 +263,14 @@ def _ran(rt: Realtime, session: Any, line: str) -> None:
 def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     if "signal" in payload:
         check.only_fields(payload, ["signal"])
-        check.choice(payload, "signal", ["SIGINT"])
-        stop(sid, interrupted=True, rt=rt)
+        check.choice(payload, "signal", ["SIGINT", "EOF"])
+        entry = _shells.get(sid)
+        if entry is not None and entry.shell is not None:
+            if payload["signal"] == "EOF":  # Ctrl+D at an empty prompt: the shell exits
+                _shell_line(rt, sid, entry, None, rt.lang(sid))
+            return  # ^C at a shell's prompt: the shell prints a new one (the page does)
+        if payload["signal"] == "SIGINT":
+            stop(sid, interrupted=True, rt=rt)
         return
     check.only_fields(payload, ["line"])
     value = payload.get("line")
@@ -157,9 +283,33 @@ def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     line = value.replace("\r", "").split("\n", 1)[0]
     session = rt.joined_session(sid)
     lang = rt.lang(sid)
+    entry = _shells.get(sid)
+    if entry is not None and entry.shell is not None and entry.session is session:
+        _shell_line(rt, sid, entry, line, lang)  # the open shell reads it
+        return
     stop(sid, interrupted=True, rt=rt)
-    with rt.working(session), terminal_api.as_client(current_client()):
-        outcome = terminal.run_line(session, line, lang)
+    if entry is not None:  # a shell of the session the tab joined before
+        _close(sid, entry)
+    client = current_client()
+    with (
+        rt.working(session),
+        terminal_api.as_client(client),
+        terminal_shell.admitting(lambda: _reserve(sid, session, client, lang)),
+    ):
+        outcome = None
+        try:
+            outcome = terminal.run_line(session, line, lang)
+        finally:
+            reserved = _shells.get(sid)
+            if reserved is not None and reserved.shell is None:
+                if outcome is not None and outcome.shell is not None:
+                    reserved.shell, reserved.line = outcome.shell, line
+                else:
+                    _close(sid, reserved)  # the place is kept only by a shell that opened
+    if outcome.shell is not None:
+        _output(rt, sid, line, "", _bounded(outcome.stderr, lang), None, outcome.shell.prompt())
+        _opened(rt, sid, _shells[sid], lang)
+        return
     going = outcome.stream is not None
     _output(rt, sid, line, _bounded(outcome.stdout, lang), _bounded(outcome.stderr, lang),
             None if going else outcome.exit_code)  # fmt: skip

@@ -26,6 +26,7 @@ from webapp.kubectl.describe import describe_pod, events_of_pod
 from webapp.kubectl.tabwriter import kubectl_table_writer
 from webapp.kubectl.yamlview import pod_yaml
 from webapp.terminal import api, jsonpath
+from webapp.terminal import shell as terminal_shell
 from webapp.terminal.flags import Flag, Parsed, UsageError, parse
 
 CLIENT_VERSION = "v1.37.1"
@@ -55,6 +56,9 @@ class Outcome:
     # the exit code it ends with (else: 1 once anything went to stderr, or 0).
     stream: Any = None
     stop: Any = None
+    # `exec -it POD -- sh`: the shell it opened (webapp/terminal/shell.Shell); the lines the
+    # tab types next go to it until it ends (webapp/realtime/terminal.py)
+    shell: Any = None
 
 
 class Failed(Exception):
@@ -104,10 +108,10 @@ NOT_HERE = {
         "zh": "这个终端还不支持“kubectl logs {kind}/名称”；请直接写 Pod 的名称",
     },
     "exec_interactive": {
-        "en": "`kubectl exec -i/-t` (an interactive shell) is not available in this terminal yet; "
-              "run one command: kubectl exec POD -- COMMAND",
-        "zh": "这个终端还不支持 `kubectl exec -i/-t`（交互式 shell）；请一次运行一条命令："
-              "kubectl exec Pod -- 命令",
+        "en": "`kubectl exec -i` runs a shell in this terminal (sh, bash, ash: kubectl exec -it POD "
+              "-- sh), not other programs yet; run one command: kubectl exec POD -- COMMAND",
+        "zh": "这个终端的 `kubectl exec -i` 只能打开 shell（sh、bash、ash：kubectl exec -it Pod -- sh），"
+              "还不支持其他程序；请一次运行一条命令：kubectl exec Pod -- 命令",
     },
     "rollout_kind": {
         "en": '"kubectl rollout {sub} {kind}" is not available in this terminal yet; it rolls out '
@@ -870,7 +874,7 @@ def exec_command(session: Any, words: list[str]) -> Outcome:
                      "[COMMAND] instead\nSee 'kubectl exec -h' for help and examples\n")  # fmt: skip
     if not command:
         raise Failed("error: you must specify at least one command for the container\n")
-    if parsed["stdin"] or parsed["tty"]:
+    if parsed["stdin"] and not terminal_shell.is_shell(command):
         raise NotHere("exec_interactive")
     name = args[0]
     if "/" in name:
@@ -891,7 +895,17 @@ def exec_command(session: Any, words: list[str]) -> Outcome:
     if sum(len(a.encode("utf-8", "replace")) + 1 for a in command) > EXEC_MAX_BYTES:
         raise Failed(banner + f"error: Request entity too large: limit is {EXEC_MAX_BYTES}\n")
     try:
-        result = exec_in(session, namespace, name, container, command)
+        if parsed["stdin"]:  # -i (-t: with its prompt): the shell opens in this terminal
+            shell, failed, refusal = terminal_shell.open_shell(
+                session, namespace, pod, container, command[0], parsed["tty"]
+            )
+            if refusal:
+                return Outcome(stderr=banner + refusal, exit_code=1)
+            if shell is not None:
+                return Outcome(stderr=banner, shell=shell)
+            result = failed or {}
+        else:
+            result = exec_in(session, namespace, name, container, command)
     except ApiError as error:
         raise Failed(banner + status_error(error.status())) from None
     stderr = banner + (result.get("stderr") or "")

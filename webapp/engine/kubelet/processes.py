@@ -532,15 +532,21 @@ class PodProcesses:
     # -- kubectl exec ------------------------------------------------------------------
 
     def user_exec(
-        self, record: ContainerRecord, argv: list[str], timeout_ms: int, head_chars: int
+        self,
+        record: ContainerRecord,
+        argv: list[str],
+        timeout_ms: int,
+        head_chars: int,
+        shell: dict | None = None,
     ) -> ExecResult:
         """``kubectl exec POD -c NAME -- ARGV``: the command runs in the container's newest
         instance as a probe's does (its own time line; its effects, files removed or a
-        signal to PID 1, happen now), and the runtime notices what it did to PID 1."""
+        signal to PID 1, happen now), and the runtime notices what it did to PID 1.
+        ``shell``: a line of ``kubectl exec -it`` (Machine.exec)."""
         instance = record.newest
         assert instance is not None and instance.process is not None and instance.running
         result = instance.process.exec(
-            self.sim.now_ms, argv, timeout_ms, self.world(), head_chars=head_chars
+            self.sim.now_ms, argv, timeout_ms, self.world(), head_chars=head_chars, shell=shell
         )
         self.kubelet.runtime.watch(instance)
         if result.error:

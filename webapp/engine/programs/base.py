@@ -70,6 +70,9 @@ class ExecResult:
     duration_ms: int | None  # None: still running when the limit came
     timed_out: bool = False
     error: str = ""  # the runtime could not start the command at all
+    # An interactive shell's state after the command (``kubectl exec -it``: Machine.exec's
+    # ``shell``): workingDir, variables, exported, status, exited.
+    shell: dict | None = None
 
     @property
     def output(self) -> str:
@@ -113,6 +116,7 @@ class Thread:
     shell: str = ""  # ash | dash | bash when the thread is a shell
     session: bool = False  # an exec session (probe, hook): not part of the process tree
     start_error: str = ""
+    exited: bool = False  # ``exit`` (or errexit) ended the shell itself, not a subshell
 
 
 @dataclass(frozen=True, slots=True)

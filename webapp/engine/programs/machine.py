@@ -151,19 +151,25 @@ class Process:
         timeout_ms: int | None,
         world: World,
         head_chars: int | None = None,
+        shell: dict | None = None,
     ) -> ExecResult:
         """Run ``argv`` in the container (a probe or hook), in its own time line.
 
         The command's sleeps advance its own clock only (the rest of the container does not
         run meanwhile); its effects (files, signals to PID 1) happen at ``now_ms``. Of
         each stream a probe keeps the last 10 KiB; ``head_chars`` keeps the first that
-        many instead (``kubectl exec``, which streams all of it)."""
+        many instead (``kubectl exec``, which streams all of it).
+
+        ``shell`` (``kubectl exec -it``: one line typed into an interactive shell, run as
+        ``SHELL -c LINE``): the session starts in that shell's state (``workingDir``,
+        ``variables``, ``exported``, ``status``; {} for the container's own) and the result
+        carries the state after it, and ``exited`` when ``exit`` ended the shell."""
         self.advance(now_ms, world)
         if self.exit_code is not None:
             return ExecResult(None, "", "", 0, error="container is not running")
         self.world = world
         try:
-            return self._exec(now_ms, [str(a) for a in argv], timeout_ms, head_chars)
+            return self._exec(now_ms, [str(a) for a in argv], timeout_ms, head_chars, shell)
         finally:
             self.world = None
             self.now = max(self.now, now_ms)
@@ -643,6 +649,7 @@ class Process:
                 self._thread_end(th, code)
                 return
         th.frames.clear()
+        th.exited = True
         self._thread_end(th, code)
 
     def _thread_end(self, th: Thread, code: int) -> None:
@@ -828,7 +835,12 @@ class Process:
     # -- exec sessions ------------------------------------------------------------------
 
     def _exec(
-        self, now_ms: int, argv: list[str], timeout_ms: int | None, head_chars: int | None
+        self,
+        now_ms: int,
+        argv: list[str],
+        timeout_ms: int | None,
+        head_chars: int | None,
+        shell: dict | None = None,
     ) -> ExecResult:
         start = now_ms
         alive = sum(1 for t in self.threads.values() if not t.done)
@@ -839,41 +851,49 @@ class Process:
         th.vars = dict(self.start.env)
         th.exported = set(th.vars)
         th.cwd = self.start.working_dir or "/"
+        if shell:
+            _enter_shell_state(th, shell)
         th.caps = {"out": [], "err": []}
         th.io = [{0: None, 1: ("cap", "out"), 2: ("cap", "err")}]
         th.frames = [["end"], ["argv", tuple(argv), True, "session"]]
         self.threads[th.pid] = th
-        local = start
-        limit = None if timeout_ms is None else start + timeout_ms
         try:
-            for _ in range(100_000):
-                self.now = local
-                if th.block is None and not th.done:
-                    self.run_thread(th)
-                if th.done or self.exit_code is not None:
-                    break
-                wake = th.wake if th.deadline is None else min(th.wake or th.deadline, th.deadline)
-                if wake is None or (limit is not None and wake > limit):
-                    return self._exec_result(
-                        th, None, None if limit is None else timeout_ms, True, head_chars
-                    )
-                local = wake
-                self.now = local
-                if th.deadline is not None and th.deadline <= local:
-                    self._deadline(th)
-                else:
-                    self.wake(th)
-            killed = self.exit_code is not None and not th.done
-            code = (
-                137
-                if killed or (self.exit_code is not None and th.exit_code is None)
-                else th.exit_code
-            )
-            return self._exec_result(th, code, local - start, False, head_chars)
+            result = self._exec_session(th, start, timeout_ms, head_chars)
+            if shell is not None:
+                result.shell = _shell_state(th)
+            return result
         finally:
             th.done = True
             self.threads.pop(th.pid, None)
             self.now = max(now_ms, min(self.now, now_ms))
+
+    def _exec_session(
+        self, th: Thread, start: int, timeout_ms: int | None, head_chars: int | None
+    ) -> ExecResult:
+        local = start
+        limit = None if timeout_ms is None else start + timeout_ms
+        for _ in range(100_000):
+            self.now = local
+            if th.block is None and not th.done:
+                self.run_thread(th)
+            if th.done or self.exit_code is not None:
+                break
+            wake = th.wake if th.deadline is None else min(th.wake or th.deadline, th.deadline)
+            if wake is None or (limit is not None and wake > limit):
+                return self._exec_result(
+                    th, None, None if limit is None else timeout_ms, True, head_chars
+                )
+            local = wake
+            self.now = local
+            if th.deadline is not None and th.deadline <= local:
+                self._deadline(th)
+            else:
+                self.wake(th)
+        killed = self.exit_code is not None and not th.done
+        code = (
+            137 if killed or (self.exit_code is not None and th.exit_code is None) else th.exit_code
+        )
+        return self._exec_result(th, code, local - start, False, head_chars)
 
     def _exec_result(
         self,
@@ -926,6 +946,27 @@ class Process:
 
     def expand(self, th: Thread, word: Any) -> list[str]:
         return commands.expand_word(self, th, word)
+
+
+def _enter_shell_state(th: Thread, shell: dict) -> None:
+    """An interactive shell's state (Machine.exec ``shell``) on the session thread."""
+    if "variables" in shell:
+        th.vars = dict(shell["variables"])
+        th.exported = {name for name in shell.get("exported", ()) if name in th.vars}
+    th.cwd = shell.get("workingDir") or th.cwd
+    th.status = int(shell.get("status", 0))
+
+
+def _shell_state(th: Thread) -> dict:
+    """What an interactive shell keeps from one line to the next."""
+    variables = {k: v for k, v in th.vars.items() if not k.startswith("\x00")}
+    return {
+        "workingDir": th.cwd,
+        "variables": variables,
+        "exported": sorted(name for name in th.exported if name in variables),
+        "status": th.status if th.exit_code is None else th.exit_code,
+        "exited": th.exited or th.kind != "shell",
+    }
 
 
 @functools.lru_cache(maxsize=4096)
