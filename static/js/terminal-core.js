@@ -7,8 +7,8 @@ export const MAX_HISTORY = 500;
 export const LOCAL_COMMANDS = ["clear", "help", "history"];
 
 // What webapp/terminal/kubectl.py runs (COMMANDS there), in kubectl's own order of help.
-export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "cordon",
-  "uncordon", "drain", "version", "api-resources", "api-versions"];
+export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "set", "label",
+  "patch", "cordon", "uncordon", "drain", "version", "api-resources", "api-versions"];
 export const ROLLOUT = ["history", "pause", "restart", "resume", "status", "undo"];
 
 // The kinds `get`/`describe`/`delete` take, as kubectl names them in `api-resources`.
@@ -36,6 +36,9 @@ export const FLAGS = {
   delete: ["--grace-period", "--now", "--force", "--selector", "-l"],
   scale: ["--replicas"],
   rollout: ["--to-revision", "--revision", "--watch"],
+  set: [],
+  label: ["--overwrite"],
+  patch: ["--patch", "-p", "--type"],
   cordon: [],
   uncordon: [],
   drain: ["--ignore-daemonsets", "--delete-emptydir-data", "--force", "--grace-period", "--timeout",
@@ -47,7 +50,7 @@ export const FLAGS = {
 const OUTPUTS = { get: ["wide", "name", "yaml", "json", "jsonpath="], version: ["json", "yaml"], "api-resources": ["wide", "name"] };
 const TAKES_VALUE = new Set(["-o", "--output", "-l", "--selector", "--field-selector", "-c", "--container",
   "-n", "--namespace", "--tail", "--grace-period", "--replicas", "--api-group", "--timeout", "--pod-selector",
-  "--to-revision", "--revision"]);
+  "--to-revision", "--revision", "--patch", "-p", "--type"]);
 
 /** The history of typed lines, with bash's ↑/↓ walk (the line being typed is kept). */
 export class History {
@@ -179,9 +182,13 @@ function candidates(words, last, names) {
     if (!args.length) return ROLLOUT;
     args = args.slice(1);
   }
+  if (sub === "set") {
+    if (!args.length) return ["image"];
+    args = args.slice(1);
+  }
   if (sub === "logs" || sub === "exec") return args.length ? [] : names.pods;
   if (["cordon", "uncordon", "drain"].includes(sub)) return args.length ? [] : names.nodes;
-  if (!["get", "describe", "delete", "scale", "rollout"].includes(sub)) return [];
+  if (!["get", "describe", "delete", "scale", "rollout", "set", "label", "patch"].includes(sub)) return [];
   if (last.includes("/")) {
     const [kind] = last.split("/");
     const key = ALIASES[kind];
