@@ -7,7 +7,7 @@ export const MAX_HISTORY = 500;
 export const LOCAL_COMMANDS = ["clear", "help", "history"];
 
 // What webapp/terminal/kubectl.py runs (COMMANDS there), in kubectl's own order of help.
-export const SUBCOMMANDS = ["get", "describe", "logs", "exec", "delete", "scale", "rollout", "set", "label",
+export const SUBCOMMANDS = ["get", "describe", "logs", "events", "exec", "delete", "scale", "rollout", "set", "label",
   "patch", "cordon", "uncordon", "drain", "version", "api-resources", "api-versions"];
 export const ROLLOUT = ["history", "pause", "restart", "resume", "status", "undo"];
 
@@ -32,6 +32,7 @@ export const FLAGS = {
     "--show-labels", "--no-headers"],
   describe: ["--selector", "-l", "--all-namespaces", "-A"],
   logs: ["--container", "-c", "--follow", "-f", "--previous", "-p", "--timestamps", "--tail"],
+  events: ["--for", "--types", "--all-namespaces", "-A", "--no-headers"],
   exec: ["--container", "-c"],
   delete: ["--grace-period", "--now", "--force", "--selector", "-l"],
   scale: ["--replicas"],
@@ -50,7 +51,7 @@ export const FLAGS = {
 const OUTPUTS = { get: ["wide", "name", "yaml", "json", "jsonpath="], version: ["json", "yaml"], "api-resources": ["wide", "name"] };
 const TAKES_VALUE = new Set(["-o", "--output", "-l", "--selector", "--field-selector", "-c", "--container",
   "-n", "--namespace", "--tail", "--grace-period", "--replicas", "--api-group", "--timeout", "--pod-selector",
-  "--to-revision", "--revision", "--patch", "-p", "--type"]);
+  "--to-revision", "--revision", "--patch", "-p", "--type", "--for", "--types"]);
 
 /** The history of typed lines, with bash's ↑/↓ walk (the line being typed is kept). */
 export class History {

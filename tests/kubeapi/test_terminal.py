@@ -654,3 +654,36 @@ def test_set_image_and_label_change_the_session_as_kubectl_does(
     finally:
         tab.close()
         other.close()
+
+
+EVENTS = [
+    "events",
+    "events --types=Warning",
+    "events --types=normal,Warning",
+    "events --types=Bad",
+    "events -A",
+    "events --no-headers",
+    "events --for deploy/web",
+    "events --for pod/nope",
+    "events --for web",
+    "events -n kube-system",
+]
+
+
+def _without_ages(text: str, column: int) -> list[list[str]]:
+    """A table's rows as cells, the age column (`column`) left out: the real kubectl counts
+    ages from its machine's clock, the terminal from the paused session's."""
+    return [[c for i, c in enumerate(re.split(r"\s{2,}", line.strip())) if i != column]
+            for line in text.splitlines()]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", EVENTS)
+def test_kubectl_events_prints_what_kubectl_prints(paused: tuple[Kube, Tab], line: str) -> None:
+    kube, tab = paused
+    answer = tab.type(f"kubectl {line}")
+    stdout, stderr, code = _kubectl(kube, line)
+    column = 1 if "-A" in line.split() else 0
+    assert _without_ages(answer["stdout"], column) == _without_ages(stdout, column), line
+    assert (answer["stderr"], answer["exitCode"]) == (stderr, code), line
+    if stdout:
+        assert len(answer["stdout"].splitlines()) == len(stdout.splitlines())

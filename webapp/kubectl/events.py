@@ -122,3 +122,41 @@ def describe_events(w: PrefixWriter, events: list[dict[str, Any]], now: datetime
             LEVEL_1,
             f"{event.get('type', '')}\t{event.get('reason', '')}\t{age}\t{source}\t{message}\n",
         )
+
+
+EVENTS_COLUMNS = ("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE")
+
+
+def _event_time_key(event: dict[str, Any]) -> datetime:
+    """eventTime (events.go): the series' last observation, else lastTimestamp, else
+    eventTime, what `kubectl events` sorts by."""
+    series = event.get("series") or {}
+    moment = parse_time(series.get("lastObservedTime")) if series else None
+    return (
+        moment
+        or parse_time(event.get("lastTimestamp"))
+        or parse_time(event.get("eventTime"))
+        or _ZERO_TIME
+    )
+
+
+def kubectl_events(events: Iterable[dict[str, Any]], now: datetime, *, all_namespaces: bool = False,
+                   headers: bool = True) -> str:  # fmt: skip
+    """`kubectl events` (events_printer.go printOneEvent): sorted by time, LAST SEEN as
+    getInterval words it (`4s (x3 over 2m)`), OBJECT as `Kind/name`."""
+    from webapp.kubectl.gosort import go_sort
+
+    ordered = list(events)  # as the API server lists them, then sort.Sort (not stable)
+    go_sort(ordered, lambda x, y: _event_time_key(x) < _event_time_key(y))
+    rows = []
+    for event in ordered:
+        involved = event.get("involvedObject") or {}
+        row = [_event_age(event, now), event.get("type", ""), event.get("reason", ""),
+               f"{involved.get('kind', '')}/{involved.get('name', '')}",
+               str(event.get("message", "")).strip()]  # fmt: skip
+        if all_namespaces:
+            row.insert(0, (event.get("metadata") or {}).get("namespace", ""))
+        rows.append(row)
+    header = ("NAMESPACE", *EVENTS_COLUMNS) if all_namespaces else EVENTS_COLUMNS
+    text = format_table(header, rows)
+    return text if headers else text.split("\n", 1)[1]

@@ -78,10 +78,10 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, exec, delete, scale, rollout, set image, label, patch, cordon, uncordon, drain, "
+              "logs, events, exec, delete, scale, rollout, set image, label, patch, cordon, uncordon, drain, "
               "version, api-resources and api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、set image、label、patch、cordon、uncordon、drain、version、api-resources "
+              "scale、rollout、set image、label、patch、events、cordon、uncordon、drain、version、api-resources "
               "和 api-versions",
     },
     "kyaml": {
@@ -132,6 +132,12 @@ NOT_HERE = {
     "exec_owner": {
         "en": "`kubectl exec TYPE/NAME` is not available in this terminal yet; name the Pod",
         "zh": "这个终端还不支持 `kubectl exec 类型/名称`；请直接写 Pod 的名称",
+    },
+    "events_output": {
+        "en": "`kubectl events -o` and `--watch` are not available in this terminal yet; "
+              "`kubectl get events -o ...` and `kubectl get events -w` are",
+        "zh": "这个终端还不支持 `kubectl events -o` 和 `--watch`；可以用 `kubectl get events -o ...` "
+              "和 `kubectl get events -w`",
     },
     "patch_file": {
         "en": "`kubectl patch --patch-file` is not available in this terminal (it has no files); "
@@ -1678,8 +1684,50 @@ def patch_command(session: Any, words: list[str]) -> Outcome:
     return Outcome(f"{_prefix(res)}/{name} patched{'' if changed else ' (no change)'}\n")
 
 
+EVENTS_FLAGS = (Flag("for"), Flag("types"), Flag("all-namespaces", "A", "bool"),
+                Flag("no-headers", kind="bool"), Flag("output", "o"), Flag("watch", "w", "bool"))  # fmt: skip
+
+
+def events_command(session: Any, words: list[str]) -> Outcome:
+    """`kubectl events [--for TYPE/NAME] [--types=Normal,Warning] [-A]` (pkg/cmd/events):
+    the core Events listed, filtered, sorted by time and printed as its printer does."""
+    from webapp.kubectl.events import kubectl_events
+
+    parsed = parse("events", words, EVENTS_FLAGS)
+    if parsed["output"] or parsed["watch"]:
+        raise NotHere("events_output")
+    types = [t.strip() for t in (parsed["types"] or "").split(",") if t.strip()]
+    if any(t.lower() not in ("normal", "warning") for t in types):
+        raise Failed("error: valid --types are Normal or Warning\n")
+    everywhere = bool(parsed["all-namespaces"])
+    namespace = _namespace(parsed)
+    query: dict[str, str] = {}
+    if parsed["for"]:
+        kind, slash, name = parsed["for"].partition("/")
+        if not slash or not name:
+            raise Failed("error: --for must be in resource/name form\n")
+        res = _resource_or_fail(kind)
+        selector = f"involvedObject.kind={res.kind},involvedObject.name={name}"
+        if res.group:
+            selector += f",involvedObject.apiVersion={res.group}/{res.version}"
+        query["fieldSelector"] = selector
+    path = "/api/v1/events" if everywhere else f"/api/v1/namespaces/{namespace}/events"
+    items = _call(session, "GET", path, query or None).get("items") or []
+    if types:
+        wanted = {t.lower() for t in types}
+        items = [e for e in items if str(e.get("type", "")).lower() in wanted]
+    if not items:
+        where = "" if everywhere else f" in {namespace} namespace"
+        return Outcome(stderr=f"No events found{where}.\n")
+    with session.lock:
+        now = session.sim.wall_time()
+    return Outcome(kubectl_events(items, now, all_namespaces=everywhere,
+                                  headers=not parsed["no-headers"]))  # fmt: skip
+
+
 HANDLERS = {
     "get": get,
+    "events": events_command,
     "patch": patch_command,
     "set": set_command,
     "label": label,
