@@ -16,6 +16,10 @@ const MAX_PASTED_LINES = 100;
  * mount(panel, {state}) -> {focus(), update(state)}: the terminal inside `panel` (the tab's
  * panel); `state()` is the page's latest state (for completing names).
  */
+// A line ending in a here-document redirect (`<<EOF`, `<<'EOF'`, `<<-EOF`).
+const HEREDOC = /<<(-?)\s*(['"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2\s*$/;
+const MAX_HEREDOC_CHARS = 64 * 1024; // the server's text limit by default (SHARE_MAX_TEXT_BYTES)
+
 export function mount(panel, { state }) {
   const history = new History(loadHistory());
   const out = h("div", { class: "term-out", id: "terminal-output", role: "log", "aria-live": "polite",
@@ -33,6 +37,9 @@ export function mount(panel, { state }) {
   let pending = []; // blocks sent and not finished, in the order the server answers them
   let streaming = null; // the block whose command goes on (`-w`) until ^C
   let shell = null; // `kubectl exec -it`: {owner: its block, prompt} while the shell is open
+  // `kubectl apply -f - <<EOF`: {el, line, delimiter, body} while its lines are typed (bash's
+  // here-document: "> " prompts until the delimiter; the lines are the command's stdin).
+  let heredoc = null;
   let chars = 0;
 
   function showHint() {
@@ -101,6 +108,36 @@ export function mount(panel, { state }) {
         pending.push(el);
         emit("pg:terminal", { line });
       }
+      scroll();
+      return;
+    }
+    if (heredoc) {
+      const doc = heredoc;
+      const ends = (doc.strip ? line.replace(/^\t+/, "") : line) === doc.delimiter;
+      doc.el.querySelector(".term-command").append(`\n> ${visible(line)}`);
+      if (ends) {
+        heredoc = null;
+        setPrompt(PROMPT);
+        pending.push(doc.el);
+        emit("pg:terminal", { line: doc.line, stdin: doc.body.map((l) => `${l}\n`).join("") });
+      } else {
+        doc.body.push(doc.strip ? line.replace(/^\t+/, "") : line);
+        doc.size += line.length + 1;
+        if (doc.size > MAX_HEREDOC_CHARS) { // bounded as the server's text limit: said, dropped
+          heredoc = null;
+          setPrompt(PROMPT);
+          write(doc.el, `${t("term.heredocTooLong", { limit: MAX_HEREDOC_CHARS / 1024 })}\n`, "stderr");
+          finish(doc.el, 1);
+        }
+      }
+      scroll();
+      return;
+    }
+    const here = line.match(HEREDOC);
+    if (here) {
+      const el = block(line);
+      heredoc = { el, line, delimiter: here[3], strip: here[1] === "-", body: [], size: 0 };
+      setPrompt("> ");
       scroll();
       return;
     }
@@ -187,6 +224,16 @@ export function mount(panel, { state }) {
   });
 
   function interrupt() {
+    if (heredoc) { // ^C in a here-document: the command is dropped (bash: 130)
+      const doc = heredoc;
+      heredoc = null;
+      setPrompt(PROMPT);
+      doc.el.querySelector(".term-command").append(`\n> ${visible(input.value)}^C`);
+      input.value = "";
+      finish(doc.el, 130);
+      scroll();
+      return;
+    }
     if (shell) { // ^C at the shell's prompt: the line is dropped, a new prompt
       const el = block(input.value + "^C", shell.prompt);
       el.classList.add("is-shell-line", "is-done");

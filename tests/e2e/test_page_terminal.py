@@ -360,3 +360,49 @@ def test_the_teachers_terminal_is_shown_to_a_following_student(browser: Any, bas
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_kubectl_apply_takes_a_here_document(page: Page) -> None:
+    """`kubectl apply -f - <<EOF`, then the manifest's lines at bash's `> ` prompt, then
+    EOF: its lines are the command's stdin, and the Deployment rolls out as kubectl's
+    apply of a changed template does."""
+    paused_at(page, "drain-with-pdb", 5)
+    terminal = page.locator("#terminal-input")
+    before = page.locator("#terminal-output .term-block").count()
+    manifest = [
+        "apiVersion: apps/v1", "kind: Deployment", "metadata:", "  name: web", "spec:",
+        "  replicas: 3", "  selector:", "    matchLabels:", "      app: web", "  template:",
+        "    metadata:", "      labels:", "        app: web", "    spec:", "      containers:",
+        "      - name: nginx", "        image: nginx:1.28",
+    ]  # fmt: skip
+    terminal.fill("kubectl apply -f - <<EOF")
+    terminal.press("Enter")
+    expect(page.locator("#terminal-prompt")).to_have_text(">")
+    for line in manifest:
+        terminal.fill(line)
+        terminal.press("Enter")
+    terminal.fill("EOF")
+    terminal.press("Enter")
+    block = page.locator("#terminal-output .term-block").nth(before)
+    expect(block).to_have_attribute("data-exit-code", "0", timeout=30_000)
+    shown = block_text(page, before)
+    assert shown["stdout"] == "deployment.apps/web configured\n", shown
+    assert "last-applied-configuration" in shown["stderr"]  # kubectl's warning, on stderr
+    expect(page.locator("#terminal-prompt")).to_have_text("$")
+    expect(block.locator(".term-command")).to_contain_text(
+        "> image: nginx:1.28".replace("> ", "> " + " " * 8)
+    )
+    # Ctrl+C in a here-document drops the command (bash: 130)
+    terminal.fill("kubectl apply -f - <<EOF")
+    terminal.press("Enter")
+    terminal.fill("kind: Pod")
+    terminal.press("Control+c")
+    last = page.locator("#terminal-output .term-block").last
+    expect(last).to_have_attribute("data-exit-code", "130")
+    expect(page.locator("#terminal-prompt")).to_have_text("$")
+    assert (
+        typed(page, "kubectl get deploy web -o jsonpath={.spec.template.spec.containers[0].image}")[
+            "stdout"
+        ]
+        == "nginx:1.28"
+    )

@@ -160,9 +160,11 @@ class Tab:
             assert time.monotonic() < deadline, self.ticks[-3:]
             time.sleep(0.05)
 
-    def type(self, line: str, timeout: float = 30) -> dict[str, Any]:
+    def type(self, line: str, timeout: float = 30, stdin: str | None = None) -> dict[str, Any]:
         before, errors = len(self.outputs), len(self.errors)
-        self.client.emit("terminal", {"line": line})
+        self.client.emit(
+            "terminal", {"line": line} if stdin is None else {"line": line, "stdin": stdin}
+        )
         deadline = time.monotonic() + timeout
         while len(self.outputs) == before:
             assert len(self.errors) == errors, self.errors[errors:]
@@ -687,3 +689,41 @@ def test_kubectl_events_prints_what_kubectl_prints(paused: tuple[Kube, Tab], lin
     assert (answer["stderr"], answer["exitCode"]) == (stderr, code), line
     if stdout:
         assert len(answer["stdout"].splitlines()) == len(stdout.splitlines())
+
+
+OBJECTS = "---".join(d for d in CLUSTER.split("---") if "playground/v1" not in d)
+NEW_IMAGE = CLUSTER.split("---")[0].replace("nginx:1.27", "nginx:1.28")
+APPLIED = [
+    ("apply -f -", NEW_IMAGE),  # a changed template: configured (a rollout)
+    ("apply -f -", NEW_IMAGE),  # again: unchanged
+    ("apply -f -", OBJECTS),  # the whole set: each object's line, and a warning each
+    ("apply -f -", ""),  # nothing
+    ("apply", None),
+]
+
+
+def test_kubectl_apply_from_a_here_document_prints_what_kubectl_prints(
+    live_server: Any, tmp_path: Any
+) -> None:
+    """`kubectl apply -f - <<EOF` in the page (its lines the command's stdin) against one
+    session, the real kubectl reading the same text on its stdin against another made the
+    same way: the same lines, and the rollout it starts."""
+    _mine, tab = rolled_out(live_server, tmp_path / "mine")
+    theirs, other = rolled_out(live_server, tmp_path / "theirs")
+    try:
+        for line, text in APPLIED:
+            typed = f"kubectl {line} <<EOF" if text is not None else f"kubectl {line}"
+            answer = tab.type(typed, stdin=text)
+            ran = subprocess.run([KUBECTL, *line.split()], input=text or "", capture_output=True, text=True,
+                                 timeout=60, check=False,
+                                 env={**os.environ, "KUBECONFIG": str(theirs.kubeconfig)})  # fmt: skip
+            stderr = "\n".join(x for x in ran.stderr.split("\n") if "memcache.go" not in x)
+            assert (answer["stdout"], answer["stderr"], answer["exitCode"]) == (
+                ran.stdout, stderr, ran.returncode), line  # fmt: skip
+        image = "get deploy web -o jsonpath={.spec.template.spec.containers[0].image}"
+        assert (
+            tab.type(f"kubectl {image}")["stdout"] == _kubectl(theirs, image)[0] == "nginx:1.27"
+        )  # the last apply went back
+    finally:
+        tab.close()
+        other.close()

@@ -249,8 +249,9 @@ def _ran(rt: Realtime, session: Any, line: str) -> None:
     progress = tasks_of(session)
     if progress is None:
         return
+    here = terminal.HEREDOC.search(line)  # `kubectl apply -f - <<EOF`: its words before
     try:
-        words = split_words(line)
+        words = split_words(line[: here.start()] if here else line)
     except ShellError:
         return
     if not words or words[0] != "kubectl":
@@ -272,7 +273,13 @@ def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
         if payload["signal"] == "SIGINT":
             stop(sid, interrupted=True, rt=rt)
         return
-    check.only_fields(payload, ["line"])
+    check.only_fields(payload, ["line", "stdin"])
+    stdin = payload.get("stdin")
+    if stdin is not None:  # a here-document's lines (`kubectl apply -f - <<EOF`)
+        if not isinstance(stdin, str):
+            raise PayloadProblem("not_string", field="stdin")
+        if (size := check.utf8_size(stdin, "stdin")) > rt.text_limit:
+            raise Refusal("text_too_large", size=size // 1024, limit=rt.text_limit // 1024)
     value = payload.get("line")
     if not isinstance(value, str):
         raise PayloadProblem("missing" if value is None else "not_string", field="line")
@@ -298,7 +305,7 @@ def on_terminal(rt: Realtime, sid: str, payload: dict[str, Any]) -> None:
     ):
         outcome = None
         try:
-            outcome = terminal.run_line(session, line, lang)
+            outcome = terminal.run_line(session, line, lang, stdin)
         finally:
             reserved = _shells.get(sid)
             if reserved is not None and reserved.shell is None:

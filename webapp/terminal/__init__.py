@@ -15,6 +15,7 @@ gets bash's own answer (`bash: ls: command not found`) with a hint in the page's
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from webapp.terminal.kubectl import Outcome, run
@@ -41,8 +42,20 @@ def _hint(code: str, lang: str) -> str:
     return texts.get(lang, texts["en"])
 
 
-def run_line(session: Any, line: str, lang: str = "en") -> Outcome:
-    """One command line against `session`, as a shell with kubectl on its PATH runs it."""
+# A here-document redirect ending the line (`<<EOF`, `<<'EOF'`, `<<-EOF`): the page sends
+# the lines typed after it, up to the delimiter, as the command's stdin.
+HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_.-]*)\2\s*$")
+
+
+def run_line(session: Any, line: str, lang: str = "en", stdin: str | None = None) -> Outcome:
+    """One command line against `session`, as a shell with kubectl on its PATH runs it;
+    `stdin`: the here-document the line ends with (None: the line has none)."""
+    if stdin is not None:
+        here = HEREDOC.search(line)
+        if here is None:
+            stdin = None  # stdin only comes with a here-document
+        else:
+            line = line[: here.start()]
     try:
         words = split_words(line)
     except ShellError as error:
@@ -57,4 +70,4 @@ def run_line(session: Any, line: str, lang: str = "en") -> Outcome:
     if words[0] != "kubectl":
         return Outcome(stderr=f"bash: {words[0]}: command not found\n{_hint('not_kubectl', lang)}\n",
                        exit_code=127)  # fmt: skip
-    return run(session, words[1:], lang)
+    return run(session, words[1:], lang, stdin)

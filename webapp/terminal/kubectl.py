@@ -15,6 +15,7 @@ import json
 import re
 import threading
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,10 +79,10 @@ class Failed(Exception):
 NOT_HERE = {
     "command": {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
-              "logs, events, exec, delete, scale, rollout, set image, label, patch, cordon, uncordon, drain, "
+              "logs, events, exec, apply -f -, delete, scale, rollout, set image, label, patch, cordon, uncordon, drain, "
               "version, api-resources and api-versions",
         "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、set image、label、patch、events、cordon、uncordon、drain、version、api-resources "
+              "scale、rollout、apply -f -、set image、label、patch、events、cordon、uncordon、drain、version、api-resources "
               "和 api-versions",
     },
     "kyaml": {
@@ -139,6 +140,19 @@ NOT_HERE = {
         "zh": "这个终端还不支持 `kubectl events -o` 和 `--watch`；可以用 `kubectl get events -o ...` "
               "和 `kubectl get events -w`",
     },
+    "apply_file": {
+        "en": "this terminal has no files: give the manifest as a here-document, "
+              "`kubectl apply -f - <<EOF`, then its lines, then `EOF` (or paste it into the editor "
+              "and press Apply)",
+        "zh": "这个终端没有文件：请用 here-document 给出清单：`kubectl apply -f - <<EOF`，"
+              "然后是清单的各行，最后一行写 `EOF`（或者把它粘贴到编辑器里再点“应用”）",
+    },
+    "apply_mode": {
+        "en": "`kubectl apply --server-side` and `--dry-run` are not available in this terminal yet; "
+              "`kubectl apply -f -` is (your own kubectl runs them against this session)",
+        "zh": "这个终端还不支持 `kubectl apply --server-side` 和 `--dry-run`；可以用 `kubectl apply -f -`"
+              "（你自己的 kubectl 可以对本会话运行它们）",
+    },
     "patch_file": {
         "en": "`kubectl patch --patch-file` is not available in this terminal (it has no files); "
               "give the patch with -p",
@@ -166,9 +180,14 @@ class NotHere(Exception):
         return "error: " + texts.get(lang, texts["en"]).format(**self.params) + "\n"
 
 
-def run(session: Any, words: list[str], lang: str = "en") -> Outcome:
+LANG: ContextVar[str] = ContextVar("terminal_lang", default="en")
+
+
+def run(session: Any, words: list[str], lang: str = "en", stdin: str | None = None) -> Outcome:
     """`kubectl WORDS...` against `session` (words after "kubectl"); `lang`: the page's
-    language, for what this terminal does not run yet."""
+    language, for what this terminal does not run yet; `stdin`: a here-document's text."""
+    LANG.set(lang)
+    STDIN.set(stdin)
     if not words:
         return Outcome(stdout=USAGE)
     command, rest = words[0], words[1:]
@@ -1725,8 +1744,57 @@ def events_command(session: Any, words: list[str]) -> Outcome:
                                   headers=not parsed["no-headers"]))  # fmt: skip
 
 
+APPLY_FLAGS = (Flag("filename", "f"), Flag("recursive", "R", "bool"), Flag("dry-run"),
+               Flag("server-side", kind="bool"), Flag("validate"))  # fmt: skip
+STDIN: ContextVar[str | None] = ContextVar("terminal_stdin", default=None)
+
+
+def apply_command(session: Any, words: list[str]) -> Outcome:
+    """`kubectl apply -f - <<EOF` (its here-document is the line's stdin: the page collects
+    it): the engine's client-side apply (engine/kubectl_apply.py), the same action as the
+    editor's Apply, so its lines are kubectl's (`deployment.apps/web configured`)."""
+    from webapp.manifest import ScenarioError, parse_objects
+    from webapp.manifest.messages import render
+
+    parsed = parse("apply", words, APPLY_FLAGS)
+    filename = parsed["filename"]
+    if not filename:
+        raise Failed("error: must specify one of -f and -k\n")
+    if filename != "-":
+        raise NotHere("apply_file")
+    if parsed["server-side"] or parsed["dry-run"]:
+        raise NotHere("apply_mode")
+    text = STDIN.get() or ""
+    if not text.strip():
+        raise Failed("error: no objects passed to apply\n")
+    try:
+        parse_objects(text)  # a Simulation document is the playground's, no API object
+    except ScenarioError as error:
+        lang = LANG.get()
+        raise Failed("".join(
+            f'error: error validating "STDIN": line {e["line"]}, column {e["column"]}: '
+            f"{render(e['code'], e.get('params') or {}, lang)}\n"
+            for e in error.errors[:5]
+        )) from None  # fmt: skip
+    with session.lock:
+        try:
+            session.act({"action": "apply", "yaml": text})
+            session.used = True
+        except Exception as error:
+            code = getattr(error, "code", None)
+            if not isinstance(code, str):
+                raise
+            reason = (getattr(error, "params", None) or {}).get("kubectl") or str(error)
+            raise Failed(reason if reason.endswith("\n") else reason + "\n") from None
+        lines = list(getattr(session.sim, "apply_result", None) or [])
+    warned = [f"{line}\n" for line in lines if line.startswith("Warning: ")]  # on stderr
+    return Outcome("".join(f"{line}\n" for line in lines if not line.startswith("Warning: ")),
+                   "".join(warned))  # fmt: skip
+
+
 HANDLERS = {
     "get": get,
+    "apply": apply_command,
     "events": events_command,
     "patch": patch_command,
     "set": set_command,
