@@ -406,3 +406,24 @@ def test_kubectl_apply_takes_a_here_document(page: Page) -> None:
         ]
         == "nginx:1.28"
     )
+
+
+EVENT_LINES = ["events", "events --types=Warning", "events --for deploy/web", "events -A --no-headers",
+               "events --for pod/nope"]  # fmt: skip
+
+
+@pytest.mark.usefixtures("kubectl_installed")
+def test_kubectl_events_shows_what_the_real_kubectl_prints(page: Page, tmp_path: Path) -> None:
+    """`kubectl events` typed into the page and run by the real kubectl against the same
+    session: the same rows in the same order (Go's unstable sort included), the ages left
+    out (kubectl counts them from its machine's clock, the page from the session's)."""
+    from tests.kubeapi.test_terminal import _without_ages
+
+    paused_at(page, "drain-with-pdb", 12)
+    kubeconfig = kubeconfig_for(page, tmp_path)
+    for line in EVENT_LINES:
+        shown = typed(page, f"kubectl {line}")
+        real = real_kubectl(kubeconfig, tmp_path, line)
+        column = 1 if "-A" in line.split() else 0
+        assert _without_ages(shown["stdout"], column) == _without_ages(real["stdout"], column), line
+        assert (shown["stderr"], shown["code"]) == (real["stderr"], real["code"]), line

@@ -106,3 +106,12 @@ def test_a_task_keeps_its_check_on_the_server() -> None:
     assert step == {"at": None, "when": None, "task": True, "text": {"en": "Do it", "zh": "做"},
                     "hints": [{"en": "look", "zh": "看"}]}  # fmt: skip
     assert scenario.simulation["taskChecks"] == [{"status": "Running"}]
+
+
+def test_a_remembered_line_is_bounded() -> None:
+    progress = TaskProgress([{"ran": "describe pod"}])
+    for _ in range(1000):
+        progress.ran(["describe", "pod", "x" * 16_000, *(["-l"] * 5000)])
+    assert len(progress.commands) == 200
+    assert all(len(c) <= 24 and all(len(w) <= 64 for w in c) for c in progress.commands)
+    assert ran_matches("describe pod", progress.commands[-1])

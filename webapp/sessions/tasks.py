@@ -32,6 +32,8 @@ from datetime import timedelta
 from typing import Any
 
 MAX_COMMANDS = 200  # command lines remembered for `ran` checks (the oldest go first)
+MAX_WORDS = 24  # of each line's words, the first
+MAX_WORD = 64  # characters of each
 
 KIND_ALIASES = {
     **dict.fromkeys(("po", "pod", "pods"), "pod"),
@@ -109,8 +111,11 @@ class TaskProgress:
         return None
 
     def ran(self, words: list[str]) -> None:
-        """A kubectl line (its words after `kubectl`) that ran without an error."""
-        self.commands.append(command_words(words))
+        """A kubectl line (its words after `kubectl`) that ran without an error; kept as at
+        most MAX_WORDS words of at most MAX_WORD characters (a check names a verb, kinds
+        and flags), so 200 lines of 16 KiB cost a session kilobytes, not megabytes."""
+        typed = command_words(words)[:MAX_WORDS]
+        self.commands.append(tuple(w[:MAX_WORD] for w in typed))
 
     def restore(self, done: list[int]) -> None:
         valid = [i for i in done if 0 <= i < len(self.checks) and self.checks[i] is not None]
