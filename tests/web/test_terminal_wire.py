@@ -100,7 +100,7 @@ def test_a_line_past_the_limit_is_refused_before_it_is_read(app: Flask) -> None:
 @pytest.mark.parametrize(
     ("line", "stderr"),
     [
-        ("kubectl edit pod web", "error: 这个终端还不支持“kubectl edit”；它支持 get、describe、logs、exec、delete、scale、rollout、set image、label、patch、events、cordon、uncordon、drain、version、api-resources 和 api-versions\n"),
+        ("kubectl edit pod web", "error: 这个终端还不支持“kubectl edit”；它支持 get、describe、logs、events、exec、apply -f -、delete、scale、rollout、set image、label、patch、cordon、uncordon、drain、version、api-resources 和 api-versions\n"),
         ("kubectl get pods -o custom-columns=NAME:.metadata.name", "error: 这个终端还不支持 `-o custom-columns`；它支持 -o wide、name、yaml、json 和 jsonpath=...（其余格式可用你自己的 kubectl 对本会话运行：下载 → 使用你自己的 kubectl）\n"),
         ("kubectl describe node x", "error: 这个终端还不支持“kubectl describe nodes”；它能 describe pods, services, deployments, replicasets, statefulsets, daemonsets, jobs, poddisruptionbudgets\n"),
         ("kubectl exec -it web -- top", "error: 这个终端的 `kubectl exec -i` 只能打开 shell（sh、bash、ash：kubectl exec -it Pod -- sh），还不支持其他程序；请一次运行一条命令：kubectl exec Pod -- 命令\n"),

@@ -81,9 +81,9 @@ NOT_HERE = {
         "en": '"kubectl {command}" is not available in this terminal yet; it runs get, describe, '
               "logs, events, exec, apply -f -, delete, scale, rollout, set image, label, patch, cordon, uncordon, drain, "
               "version, api-resources and api-versions",
-        "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、exec、delete、"
-              "scale、rollout、apply -f -、set image、label、patch、events、cordon、uncordon、drain、version、api-resources "
-              "和 api-versions",
+        "zh": "这个终端还不支持“kubectl {command}”；它支持 get、describe、logs、events、exec、"
+              "apply -f -、delete、scale、rollout、set image、label、patch、cordon、uncordon、drain、"
+              "version、api-resources 和 api-versions",
     },
     "kyaml": {
         "en": "`-o kyaml` is not available in this terminal yet; -o yaml is",
