@@ -126,6 +126,21 @@ def paused_at(page: Page, scenario: str, seconds: float) -> None:
     open_terminal(page)
 
 
+def restarted_by_liveness(page: Page) -> Any:
+    """Play liveness-exec at 5x until its container restarted once, pause, and open the
+    Events tab: it shows the failed probe (its locator, for more checks)."""
+    play(page, "5")
+    expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"liveness-exec +1/1 +Running +1 \(\d+s ago\)"),
+                                                            timeout=60_000)  # fmt: skip
+    pause(page)
+    page.click("#tab-events")
+    events = page.locator("#events-table")
+    expect(events).to_contain_text(
+        "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory"
+    )
+    return events
+
+
 def open_terminal(page: Page) -> None:
     page.click("#tab-terminal")
     expect(page.locator("#terminal-input")).to_be_focused()
@@ -191,16 +206,8 @@ def test_exec_rm_tmp_healthy_makes_the_liveness_probe_restart_the_container(page
     }
     start = float(page.get_attribute("body", "data-now") or 0)
     assert start < 25
-    play(page, "5")
     # The probe fails three times (5 s apart) and the kubelet restarts the container.
-    expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"liveness-exec +1/1 +Running +1 \(\d+s ago\)"),
-                                                            timeout=60_000)  # fmt: skip
-    pause(page)
-    page.click("#tab-events")
-    events = page.locator("#events-table")
-    expect(events).to_contain_text(
-        "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory"
-    )
+    events = restarted_by_liveness(page)
     # The kill came 3 failed probes after the typed rm, before the container's own rm at 30 s
     # would even have begun them (its kill: 45 s); then sh, PID 1, ignores SIGTERM: 30 s grace.
     killed = re.search(

@@ -19,6 +19,7 @@ from tests.e2e.test_page_terminal import (
     kubectl_installed,  # noqa: F401  (the fixture)
     open_terminal,
     real_kubectl,
+    restarted_by_liveness,
     typed,
 )
 
@@ -87,15 +88,7 @@ def test_a_shell_at_the_prompt_removes_the_file_and_the_probe_restarts_the_conta
     )
     expect(exec_block).to_have_attribute("data-exit-code", "0")
     # the shell's rm is the container's: three failed probes, and the kubelet restarts it
-    play(page, "5")
-    expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"liveness-exec +1/1 +Running +1 \(\d+s ago\)"),
-                                                            timeout=60_000)  # fmt: skip
-    pause(page)
-    page.click("#tab-events")
-    events = page.locator("#events-table")
-    expect(events).to_contain_text(
-        "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory"
-    )
+    events = restarted_by_liveness(page)
     expect(events).to_contain_text("Container liveness failed liveness probe, will be restarted")
 
 

@@ -62,6 +62,32 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:  # type: ignore[no-untyp
     return bool(predicate())
 
 
+def playing_tabs(url: str) -> list[Tab]:
+    """TABS tabs of SCENARIO at 10x, each past its third second; half of them paused
+    (nothing changes, so nothing of theirs is rewritten)."""
+    tabs = [Tab(url, SCENARIO) for _ in range(TABS)]
+    for tab in tabs:
+        tab.wait(lambda t: t.session is not None)
+        tab.client.emit("clock", {"op": "speed", "value": 10})
+        tab.client.emit("clock", {"op": "play"})
+    for i, tab in enumerate(tabs):
+        tab.wait(lambda t: t.now >= 3)
+        if i % 2:
+            tab.client.emit("clock", {"op": "pause"})
+            tab.wait(lambda t: not t.clock.get("playing"))
+    return tabs
+
+
+def lost_after_kill(playground: Playground, tabs: list[Tab]) -> list[int]:
+    """kill -9 of every worker; the tabs whose next snapshot is not their session's."""
+    before = {i: (tab.session, len(tab.snapshots)) for i, tab in enumerate(tabs)}
+    for pid in playground.worker_pids():
+        os.kill(pid, signal.SIGKILL)
+    for i, tab in enumerate(tabs):
+        tab.wait(lambda t, i=i: len(t.snapshots) > before[i][1], timeout=60)
+    return [i for i, tab in enumerate(tabs) if tab.snapshots[-1]["session"] != before[i][0]]
+
+
 def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
     need_binaries()
     redis = Redis(tmp_path / "redis")
@@ -69,16 +95,7 @@ def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{playground.port}"
     tabs: list[Tab] = []
     try:
-        tabs = [Tab(url, SCENARIO) for _ in range(TABS)]
-        for tab in tabs:
-            tab.wait(lambda t: t.session is not None)
-            tab.client.emit("clock", {"op": "speed", "value": 10})
-            tab.client.emit("clock", {"op": "play"})
-        for i, tab in enumerate(tabs):
-            tab.wait(lambda t: t.now >= 3)
-            if i % 2:  # half of them paused: nothing changes, so nothing is rewritten
-                tab.client.emit("clock", {"op": "pause"})
-                tab.wait(lambda t: not t.clock.get("playing"))
+        tabs = playing_tabs(url)
         assert readyz(url)[0] == 200
         # Redis dies (kill -9: nothing saved) ...
         redis.process.send_signal(signal.SIGKILL)
@@ -106,12 +123,7 @@ def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
         assert wait_for(lambda: all(back.exists(key) for key in keys)), [
             key for key in keys if not back.exists(key)
         ]
-        before = {i: (tab.session, len(tab.snapshots)) for i, tab in enumerate(tabs)}
-        for pid in playground.worker_pids():
-            os.kill(pid, signal.SIGKILL)
-        for i, tab in enumerate(tabs):
-            tab.wait(lambda t, i=i: len(t.snapshots) > before[i][1], timeout=60)
-        lost = [i for i, tab in enumerate(tabs) if tab.snapshots[-1]["session"] != before[i][0]]
+        lost = lost_after_kill(playground, tabs)
         print(f"F8: after Redis came back empty and kill -9: {len(lost)} of {len(tabs)} lost")
         assert not lost
         assert all(e.get("code") != "internal_error" for t in tabs for e in t.errors)
@@ -129,16 +141,7 @@ def test_redis_emptied_unseen_loses_no_session(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{playground.port}"
     tabs: list[Tab] = []
     try:
-        tabs = [Tab(url, SCENARIO) for _ in range(TABS)]
-        for tab in tabs:
-            tab.wait(lambda t: t.session is not None)
-            tab.client.emit("clock", {"op": "speed", "value": 10})
-            tab.client.emit("clock", {"op": "play"})
-        for i, tab in enumerate(tabs):
-            tab.wait(lambda t: t.now >= 3)
-            if i % 2:
-                tab.client.emit("clock", {"op": "pause"})
-                tab.wait(lambda t: not t.clock.get("playing"))
+        tabs = playing_tabs(url)
         back = redis_client.Redis.from_url(redis.url)
         keys = [RedisRecords.key(tab.session) for tab in tabs if tab.session]
         assert wait_for(lambda: all(back.exists(key) for key in keys))
@@ -149,12 +152,7 @@ def test_redis_emptied_unseen_loses_no_session(tmp_path: Path) -> None:
         # Whatever is there is a whole record, at once (never parts without a base).
         store = RedisRecords(back, ttl_seconds=60)
         assert all(store.load(tab.session) is not None for tab in tabs if tab.session)
-        before = {i: (tab.session, len(tab.snapshots)) for i, tab in enumerate(tabs)}
-        for pid in playground.worker_pids():
-            os.kill(pid, signal.SIGKILL)
-        for i, tab in enumerate(tabs):
-            tab.wait(lambda t, i=i: len(t.snapshots) > before[i][1], timeout=60)
-        lost = [i for i, tab in enumerate(tabs) if tab.snapshots[-1]["session"] != before[i][0]]
+        lost = lost_after_kill(playground, tabs)
         print(f"\nF8: after Redis was emptied unseen and kill -9: {len(lost)} of {len(tabs)} lost")
         assert not lost
         assert all(e.get("code") != "internal_error" for t in tabs for e in t.errors)

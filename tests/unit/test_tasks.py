@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.samples import POD
 from webapp.manifest import ScenarioError, parse_scenario
 from webapp.sessions.tasks import TaskProgress, command_words, ran_matches
 
@@ -68,15 +69,7 @@ lesson:
   - task: {{en: Do it, zh: 做}}
 {rest}
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
+""" + POD.replace("{", "{{").replace("}", "}}")
 
 
 @pytest.mark.parametrize(

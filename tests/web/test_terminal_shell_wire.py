@@ -16,20 +16,12 @@ import pytest
 from flask import Flask
 from flask_socketio import SocketIOTestClient
 
+from tests.samples import POD
 from webapp import create_app, socketio_of
 from webapp.realtime import realtime_of
 from webapp.realtime import terminal as realtime_terminal
 
-NGINX = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-spec:
-  containers:
-  - name: app
-    image: nginx:1.27
-"""
+NGINX = POD  # one nginx Pod, `web`, container `app`
 
 
 @pytest.fixture
