@@ -187,13 +187,18 @@ def test_a_typed_scale_is_the_pages_and_kubectls_own(page: Page, tmp_path: Path)
     assert real["stdout"] == "5"
 
 
-def test_exec_rm_tmp_healthy_makes_the_liveness_probe_restart_the_container(page: Page) -> None:
+def running_liveness(page: Page) -> None:
+    """liveness-exec played until its container runs, paused, the Terminal tab open."""
     open_scenario(page, "liveness-exec")
     play(page, "5")
     expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"liveness-exec +1/1 +Running +0 "),
                                                             timeout=30_000)  # fmt: skip
     pause(page)
     open_terminal(page)
+
+
+def test_exec_rm_tmp_healthy_makes_the_liveness_probe_restart_the_container(page: Page) -> None:
+    running_liveness(page)
     assert typed(page, "kubectl exec liveness-exec -- rm /tmp/healthy") == {
         "stdout": "",
         "stderr": "",

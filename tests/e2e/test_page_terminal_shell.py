@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.pagekit import open_scenario, pause, play
 from tests.e2e.test_page_terminal import (
     kubeconfig_for,
     kubectl_installed,  # noqa: F401  (the fixture)
-    open_terminal,
     real_kubectl,
     restarted_by_liveness,
+    running_liveness,
     typed,
 )
 
@@ -42,15 +41,6 @@ def at_prompt(page: Page, line: str, prompt: str) -> dict[str, str]:
         }""",
         before,
     )
-
-
-def running_liveness(page: Page) -> None:
-    open_scenario(page, "liveness-exec")
-    play(page, "5")
-    expect(page.locator("#kubectl-watch")).to_contain_text(re.compile(r"liveness-exec +1/1 +Running +0 "),
-                                                            timeout=30_000)  # fmt: skip
-    pause(page)
-    open_terminal(page)
 
 
 def test_a_shell_at_the_prompt_removes_the_file_and_the_probe_restarts_the_container(

@@ -12,6 +12,7 @@ Nothing here asserts on wall-clock time; waits only stop a hung test.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,6 +20,8 @@ import signal
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -62,6 +65,31 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:  # type: ignore[no-untyp
     return bool(predicate())
 
 
+@dataclass
+class Stack:
+    """Redis, two workers on it, and TABS playing tabs (playing_tabs)."""
+
+    redis: Redis
+    playground: Playground
+    tabs: list[Tab]
+
+
+@contextlib.contextmanager
+def redis_and_playground(tmp_path: Path) -> Iterator[Stack]:
+    """The Stack, all of it stopped after (`stack.redis` as the test left it)."""
+    need_binaries()
+    redis = Redis(tmp_path / "redis")
+    stack = Stack(redis, Playground(tmp_path / "playground", redis.url), [])
+    try:
+        stack.tabs.extend(playing_tabs(f"http://127.0.0.1:{stack.playground.port}"))
+        yield stack
+    finally:
+        for tab in stack.tabs:
+            tab.close()
+        stack.playground.stop()
+        stack.redis.stop()
+
+
 def playing_tabs(url: str) -> list[Tab]:
     """TABS tabs of SCENARIO at 10x, each past its third second; half of them paused
     (nothing changes, so nothing of theirs is rewritten)."""
@@ -89,13 +117,9 @@ def lost_after_kill(playground: Playground, tabs: list[Tab]) -> list[int]:
 
 
 def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
-    need_binaries()
-    redis = Redis(tmp_path / "redis")
-    playground = Playground(tmp_path / "playground", redis.url)
-    url = f"http://127.0.0.1:{playground.port}"
-    tabs: list[Tab] = []
-    try:
-        tabs = playing_tabs(url)
+    with redis_and_playground(tmp_path) as stack:
+        redis, playground, tabs = stack.redis, stack.playground, stack.tabs
+        url = f"http://127.0.0.1:{playground.port}"
         assert readyz(url)[0] == 200
         # Redis dies (kill -9: nothing saved) ...
         redis.process.send_signal(signal.SIGKILL)
@@ -114,7 +138,7 @@ def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
             newcomer.close()
         # ... and comes back empty on the same port.
         shutil.rmtree(redis.folder)
-        redis = Redis(tmp_path / "redis-again", port=redis.port)
+        redis = stack.redis = Redis(tmp_path / "redis-again", port=redis.port)
         assert wait_for(lambda: steady(url, 200)), readyz(url)
         # Every live session's record is written again (the first round that can write
         # writes them whole): wait for each in the new Redis, paused ones included.
@@ -127,21 +151,11 @@ def test_redis_lost_and_back_empty_loses_no_session(tmp_path: Path) -> None:
         print(f"F8: after Redis came back empty and kill -9: {len(lost)} of {len(tabs)} lost")
         assert not lost
         assert all(e.get("code") != "internal_error" for t in tabs for e in t.errors)
-    finally:
-        for tab in tabs:
-            tab.close()
-        playground.stop()
-        redis.stop()
 
 
 def test_redis_emptied_unseen_loses_no_session(tmp_path: Path) -> None:
-    need_binaries()
-    redis = Redis(tmp_path / "redis")
-    playground = Playground(tmp_path / "playground", redis.url)
-    url = f"http://127.0.0.1:{playground.port}"
-    tabs: list[Tab] = []
-    try:
-        tabs = playing_tabs(url)
+    with redis_and_playground(tmp_path) as stack:
+        redis, playground, tabs = stack.redis, stack.playground, stack.tabs
         back = redis_client.Redis.from_url(redis.url)
         keys = [RedisRecords.key(tab.session) for tab in tabs if tab.session]
         assert wait_for(lambda: all(back.exists(key) for key in keys))
@@ -156,8 +170,3 @@ def test_redis_emptied_unseen_loses_no_session(tmp_path: Path) -> None:
         print(f"\nF8: after Redis was emptied unseen and kill -9: {len(lost)} of {len(tabs)} lost")
         assert not lost
         assert all(e.get("code") != "internal_error" for t in tabs for e in t.errors)
-    finally:
-        for tab in tabs:
-            tab.close()
-        playground.stop()
-        redis.stop()

@@ -519,13 +519,14 @@ class Session:
             **self._tasks_payload(),
         }
 
-    def _tasks_payload(self) -> dict[str, Any]:
-        """`tasks: {done, count}` for a lesson with tasks (checked first: webapp/sessions/
-        tasks.py), else nothing; remembers what was sent."""
+    def _tasks_payload(self, *, checked: bool = False) -> dict[str, Any]:
+        """`tasks: {done, count}` for a lesson with tasks (checked first unless `checked`:
+        webapp/sessions/tasks.py), else nothing; remembers what was sent."""
         progress = tasks_of(self)
         if progress is None:
             return {}
-        progress.update(self)
+        if not checked:
+            progress.update(self)
         self._sent_tasks = progress.version
         return {"tasks": progress.wire()}
 
@@ -604,8 +605,8 @@ class Session:
         }
         if seeking is not None or was_seeking is not None:
             payload["seeking"] = seeking  # progress, or null once the seek is over
-        if tasks_changed:
-            payload.update(self._tasks_payload())
+        if tasks_changed:  # just checked by _tasks_changed: not again
+            payload.update(self._tasks_payload(checked=True))
         if kept is not None:
             # The action log as the engine accepted it (its own `at`), so that what a tab
             # shares is what the server ran, never what the tab asked for: the first `keep`
